@@ -1,0 +1,59 @@
+/// Reads fixed-width fields forward through a byte slice.
+///
+/// Every read checks the bytes are there first and throws `truncated` otherwise, so a length
+/// field can never make a decoder allocate or index past what it was given.
+public struct ByteReader {
+    public let bytes: ArraySlice<UInt8>
+    public private(set) var index: Int
+
+    public init(_ bytes: ArraySlice<UInt8>) {
+        self.bytes = bytes
+        self.index = bytes.startIndex
+    }
+
+    /// Offset from the start of the input, for error messages.
+    public var offset: Int { index - bytes.startIndex }
+    public var remaining: Int { bytes.endIndex - index }
+    public var isAtEnd: Bool { index == bytes.endIndex }
+
+    public mutating func readBytes(_ count: Int) throws(WireError) -> ArraySlice<UInt8> {
+        guard count >= 0, count <= remaining else {
+            throw .truncated(need: count, have: remaining, at: offset)
+        }
+        defer { index += count }
+        return bytes[index..<index + count]
+    }
+
+    public mutating func readRest() -> ArraySlice<UInt8> {
+        defer { index = bytes.endIndex }
+        return bytes[index...]
+    }
+
+    public mutating func readU8() throws(WireError) -> UInt8 {
+        guard remaining >= 1 else { throw .truncated(need: 1, have: 0, at: offset) }
+        defer { index += 1 }
+        return bytes[index]
+    }
+
+    public mutating func readU16BE() throws(WireError) -> UInt16 { try UInt16(truncatingIfNeeded: readBE(2)) }
+    public mutating func readU32BE() throws(WireError) -> UInt32 { try UInt32(truncatingIfNeeded: readBE(4)) }
+    public mutating func readU64BE() throws(WireError) -> UInt64 { try readBE(8) }
+    public mutating func readU16LE() throws(WireError) -> UInt16 { try UInt16(truncatingIfNeeded: readLE(2)) }
+    public mutating func readU32LE() throws(WireError) -> UInt32 { try UInt32(truncatingIfNeeded: readLE(4)) }
+    public mutating func readU64LE() throws(WireError) -> UInt64 { try readLE(8) }
+
+    private mutating func readBE(_ width: Int) throws(WireError) -> UInt64 {
+        try readBytes(width).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    private mutating func readLE(_ width: Int) throws(WireError) -> UInt64 {
+        try readBytes(width).reversed().reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// Throws `trailingBytes` unless the whole input has been read.
+    public func expectEnd() throws(WireError) {
+        guard isAtEnd else {
+            throw WireError(.trailingBytes, "\(remaining) byte(s) after the end at offset \(offset)")
+        }
+    }
+}

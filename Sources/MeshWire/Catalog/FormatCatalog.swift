@@ -1,0 +1,17 @@
+/// Every wire format meshconform knows, by id.
+public enum FormatCatalog {
+    public static let all: [FormatCodec] = [
+        FormatCodec(RelayPacket.self, "SwiftMeshRelay packet: type u8 | headerLen u16 BE | header | body"),
+        FormatCodec(FrameHeader.self, "SwiftMeshRelay frame header (JSON)"),
+        FormatCodec(Beacon.self, "SwiftMeshRelay beacon header (JSON)"),
+        FormatCodec(RelayAck.self, "SwiftMeshRelay ack header: acknowledged seq, u64 BE"),
+        FormatCodec(
+            id: SealedBody.formatID, summary: "SwiftMeshRelay sealed body: ChaCha20-Poly1305 nonce | ciphertext | tag",
+            decode: { bytes, context throws(WireError) in try SealedBody.neutral(decoding: bytes, context: context) },
+            encode: { json, context throws(WireError) in try SealedBody.encoded(neutral: json, context: context) }),
+    ]
+
+    public static func codec(_ id: FormatID) -> FormatCodec? { all.first { $0.id == id } }
+
+    public static var ids: [FormatID] { all.map(\.id) }
+}

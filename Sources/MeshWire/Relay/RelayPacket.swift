@@ -1,0 +1,98 @@
+/// A SwiftMeshRelay packet: `type u8 | headerLen u16 BE | header | body`.
+public enum RelayPacket: WireFormat, NeutralForm {
+    public static let formatID: FormatID = "relay.packet"
+
+    public enum Kind: UInt8, Sendable, CaseIterable {
+        case frame = 0x46   // 'F'
+        case ack = 0x61     // 'a'
+        case beacon = 0x42  // 'B'
+
+        var name: String {
+            switch self {
+            case .frame: "frame"
+            case .ack: "ack"
+            case .beacon: "beacon"
+            }
+        }
+    }
+
+    /// A frame carries its (usually sealed) body; acks and beacons have none.
+    case frame(FrameHeader, body: [UInt8])
+    case ack(RelayAck)
+    case beacon(Beacon)
+
+    public var kind: Kind {
+        switch self {
+        case .frame: .frame
+        case .ack: .ack
+        case .beacon: .beacon
+        }
+    }
+
+    public init(decoding bytes: ArraySlice<UInt8>) throws(WireError) {
+        var r = ByteReader(bytes)
+        let typeByte = try r.readU8()
+        guard let kind = Kind(rawValue: typeByte) else {
+            throw WireError(.unknownType, "packet type 0x\(Hex.encode([typeByte]))")
+        }
+        let headerLength = Int(try r.readU16BE())
+        let header = try r.readBytes(headerLength)
+        switch kind {
+        case .frame:
+            self = .frame(try Self.header(FrameHeader.self, header, headerLength), body: Array(r.readRest()))
+        case .ack:
+            let ack = try RelayAck(decoding: header)
+            try r.expectEnd()
+            self = .ack(ack)
+        case .beacon:
+            let beacon = try Self.header(Beacon.self, header, headerLength)
+            try r.expectEnd()
+            self = .beacon(beacon)
+        }
+    }
+
+    /// JSON that ends early inside a length-delimited header means headerLen was too short.
+    private static func header<T: WireFormat>(_ type: T.Type, _ bytes: ArraySlice<UInt8>, _ length: Int) throws(WireError) -> T {
+        do {
+            return try T(decoding: bytes)
+        } catch where error.code == .truncated {
+            throw WireError(.lengthMismatch, "headerLen \(length) cuts the JSON header short (\(error.detail))")
+        }
+    }
+
+    public func encoded() -> [UInt8] {
+        let (header, body): ([UInt8], [UInt8]) = switch self {
+        case .frame(let h, let body): (h.encoded(), body)
+        case .ack(let a): (a.encoded(), [])
+        case .beacon(let b): (b.encoded(), [])
+        }
+        var w = ByteWriter(capacity: 3 + header.count + body.count)
+        w.writeU8(kind.rawValue)
+        // Headers are small JSON; one above 65535 bytes cannot be framed and is a caller bug.
+        precondition(header.count <= Int(UInt16.max), "relay header over 65535 bytes")
+        w.writeU16BE(UInt16(header.count))
+        w.write(header)
+        w.write(body)
+        return w.bytes
+    }
+
+    public init(neutral: JSONValue) throws(WireError) {
+        let f = try JSONFields(neutral, context: "RelayPacket")
+        let type = try f.string("type")
+        let header = try f.required("header")
+        switch type {
+        case "frame": self = .frame(try FrameHeader(neutral: header), body: try f.optionalHex("body") ?? [])
+        case "ack": self = .ack(try RelayAck(neutral: header))
+        case "beacon": self = .beacon(try Beacon(neutral: header))
+        default: throw WireError(.unknownType, "RelayPacket.type \"\(type)\"")
+        }
+    }
+
+    public var neutral: JSONValue {
+        switch self {
+        case .frame(let h, let body): .object([("type", .string("frame")), ("header", h.neutral), ("body", .hex(body))])
+        case .ack(let a): .object([("type", .string("ack")), ("header", a.neutral)])
+        case .beacon(let b): .object([("type", .string("beacon")), ("header", b.neutral)])
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct MeshConform: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "meshconform",
+        abstract: "Conformance suite and protocol fuzzer for BLE mesh messaging apps.",
+        subcommands: [VectorsCommand.self, DecodeCommand.self, EncodeCommand.self])
+
+    /// Exit status contract (DESIGN.md section 5): 0 all passed, 1 a check failed,
+    /// 2 usage or environment error, with a message that says how to fix it.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let error as UsageError {
+            FileHandle.standardError.write(Data("meshconform: \(error.message)\n".utf8))
+            Foundation.exit(2)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            if code == .failure, (error as? ExitCode) != nil {
+                Foundation.exit(1)
+            }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(2)
+        }
+    }
+}
+
+/// Bad use of the tool: exit 2 with a message that says how to fix it.
+struct UsageError: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
