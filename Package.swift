@@ -22,7 +22,7 @@ let package = Package(
             "MeshWire", "MeshVectors",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "MeshWireTests", dependencies: ["MeshWire", "MeshVectors"]),
+        .testTarget(name: "MeshWireTests", dependencies: ["MeshWire", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "MeshVectorsTests", dependencies: ["MeshVectors", "MeshWire"]),
     ]
 )

@@ -24,8 +24,9 @@ struct DecodeCommand: ParsableCommand {
         guard let bytes = Hex.decode(operand(hex)) else {
             throw UsageError("the bytes must be hex (pairs of 0-9a-f; spaces allowed)")
         }
-        do {
-            print(JSONWriter.string(try codec.decode(bytes, try parseContext(context)), options: .human))
+        let context = try parseContext(context)
+        do throws(WireError) {
+            print(JSONWriter.string(try codec.decode(bytes, context), options: .human))
         } catch {
             print(error.code.rawValue)
             printError(error.detail)

@@ -21,8 +21,9 @@ struct EncodeCommand: ParsableCommand {
         let codec = try codec(named: format)
         let value: JSONValue
         do { value = try JSONParser.parse(operand(json)) } catch { throw UsageError("the value is not JSON: \(error)") }
-        do {
-            print(Hex.encode(try codec.encode(value, try parseContext(context))))
+        let context = try parseContext(context)
+        do throws(WireError) {
+            print(Hex.encode(try codec.encode(value, context)))
         } catch {
             print(error.code.rawValue)
             printError(error.detail)

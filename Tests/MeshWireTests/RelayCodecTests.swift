@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+@testable import MeshWire
+
+/// The structs SwiftMeshRelay itself encodes (Frame/FrameHeader.swift, Model/Beacon.swift).
+private struct AppFrameHeader: Codable { var origin: UUID; var dest: UUID; var ttl: UInt8; var seq: UInt64 }
+private struct AppBeacon: Codable { var origin: UUID; var seqNo: UInt32; var ttl: UInt8; var hop: UInt8 }
+
+@Suite("relay codecs")
+struct RelayCodecTests {
+    let sorted: JSONEncoder = {
+        let e = JSONEncoder()
+        e.outputFormatting = .sortedKeys
+        return e
+    }()
+
+    func uuid(_ rng: inout SplitMix64) -> UUID {
+        let a = rng.next(), b = rng.next()
+        return withUnsafeBytes(of: (a, b)) { raw in UUID(uuid: raw.load(as: uuid_t.self)) }
+    }
+
+    @Test func seqIsTheBitPatternOfTheCreationTime() {
+        #expect(FrameHeader.seq(createdAt: 1_746_230_400.0) == 4_745_111_029_145_403_392)
+        #expect(FrameHeader.seq(createdAt: 1_746_230_400.0) == 0x41DA_0557_2000_0000)
+    }
+
+    @Test func frameHeaderIsByteIdenticalToTheAppsEncoder() throws {
+        var rng = SplitMix64(seed: 1)
+        for _ in 0..<1_000 {
+            let app = AppFrameHeader(origin: uuid(&rng), dest: uuid(&rng), ttl: UInt8(truncatingIfNeeded: rng.next()), seq: rng.next())
+            let ours = FrameHeader(origin: app.origin, dest: app.dest, ttl: app.ttl, seq: app.seq)
+            #expect(ours.encoded() == Array(try sorted.encode(app)))
+            // The app does not sort keys: any order it writes must read back.
+            #expect(try FrameHeader(decoding: Array(JSONEncoder().encode(app))) == ours)
+        }
+    }
+
+    @Test func beaconIsByteIdenticalToTheAppsEncoder() throws {
+        var rng = SplitMix64(seed: 2)
+        for _ in 0..<1_000 {
+            let app = AppBeacon(origin: uuid(&rng), seqNo: UInt32(truncatingIfNeeded: rng.next()),
+                                ttl: UInt8(truncatingIfNeeded: rng.next()), hop: UInt8(truncatingIfNeeded: rng.next()))
+            let ours = Beacon(origin: app.origin, seqNo: app.seqNo, ttl: app.ttl, hop: app.hop)
+            #expect(ours.encoded() == Array(try sorted.encode(app)))
+            #expect(try Beacon(decoding: Array(JSONEncoder().encode(app))) == ours)
+        }
+    }
+
+    @Test func packetsRoundTrip() throws {
+        var rng = SplitMix64(seed: 3)
+        for i in 0..<3_000 {
+            let packet: RelayPacket
+            switch i % 3 {
+            case 0:
+                let body = (0..<Int(rng.next() % 300)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                packet = .frame(FrameHeader(origin: uuid(&rng), dest: uuid(&rng), ttl: UInt8(truncatingIfNeeded: rng.next()), seq: rng.next()), body: body)
+            case 1: packet = .ack(RelayAck(seq: rng.next()))
+            default: packet = .beacon(Beacon(origin: uuid(&rng), seqNo: UInt32(truncatingIfNeeded: rng.next()), ttl: 8, hop: 0))
+            }
+            let bytes = packet.encoded()
+            #expect(try RelayPacket(decoding: bytes) == packet)
+            #expect(try RelayPacket(neutral: packet.neutral) == packet)
+            // A cut anywhere before the body (which is "the rest") is refused, never trapped on.
+            var bodyCount = 0
+            if case .frame(_, let body) = packet { bodyCount = body.count }
+            let cut = Int(rng.next() % UInt64(bytes.count - bodyCount))
+            #expect(throws: WireError.self) { _ = try RelayPacket(decoding: bytes[..<cut]) }
+        }
+    }
+
+    @Test func lengthFieldsArePrecise() throws {
+        let header = FrameHeader(origin: UUID(), dest: UUID(), ttl: 8, seq: 1).encoded()
+        var past = [UInt8(0x46), 0xff, 0xff] + header
+        #expect(code { try RelayPacket(decoding: past) } == .truncated)
+        past = [0x46, 0x00, UInt8(header.count - 1)] + header
+        #expect(code { try RelayPacket(decoding: past) } == .lengthMismatch)
+        #expect(code { try RelayPacket(decoding: [0x58, 0, 0, 0]) } == .unknownType)
+        #expect(code { try RelayPacket(decoding: [0x61, 0, 7, 1, 2, 3, 4, 5, 6, 7]) } == .lengthMismatch)
+        #expect(code { try RelayPacket(decoding: [0x61, 0, 8, 1, 2, 3, 4, 5, 6, 7, 8, 9]) } == .trailingBytes)
+    }
+
+    @Test func sealedBodyOpensBothWaysAndRefusesTampering() throws {
+        let alice = try RelayIdentity(privateKey: Array(repeating: 0x11, count: 32))
+        let bob = try RelayIdentity(privateKey: Array(repeating: 0x22, count: 32))
+        let aliceToBob = try SessionKey(privateKey: alice.privateKey, peerPublicKey: bob.publicKey)
+        let bobToAlice = try SessionKey(privateKey: bob.privateKey, peerPublicKey: alice.publicKey)
+        #expect(aliceToBob.bytes == bobToAlice.bytes)
+
+        let nonce = Array(0..<12).map(UInt8.init)
+        let sealed = try SealedBody.seal(Array("hello mesh".utf8), key: aliceToBob, nonce: nonce)
+        #expect(sealed.encoded().count == 12 + 10 + 16)
+        #expect(try SealedBody(decoding: sealed.encoded()).open(key: bobToAlice) == Array("hello mesh".utf8))
+
+        for i in [0, 12, sealed.encoded().count - 1] {
+            var tampered = sealed.encoded()
+            tampered[i] ^= 0x01
+            #expect(code { try SealedBody(decoding: tampered).open(key: bobToAlice) } == .authenticationFailed)
+        }
+        let eve = try RelayIdentity(privateKey: Array(repeating: 0x33, count: 32))
+        let wrong = try SessionKey(privateKey: eve.privateKey, peerPublicKey: alice.publicKey)
+        #expect(code { try sealed.open(key: wrong) } == .authenticationFailed)
+        #expect(code { try SealedBody(decoding: Array(repeating: 0, count: 27)) } == .truncated)
+        #expect(code { try SessionKey(privateKey: [1, 2, 3], peerPublicKey: bob.publicKey) } == .badKey)
+    }
+
+    @Test func nodeIDIsTheHashPrefixOfThePublicKey() throws {
+        let id = try RelayIdentity(privateKey: Array(repeating: 0x11, count: 32))
+        let digest = Array(SHA256Digest.of(id.publicKey).prefix(16))
+        #expect(withUnsafeBytes(of: id.nodeID.uuid) { Array($0) } == digest)
+    }
+}
+
+/// The WireError code `body` throws, or nil when it succeeds.
+func code<T>(_ body: () throws -> T) -> WireError.Code? {
+    do { _ = try body(); return nil } catch let error as WireError { return error.code } catch { return nil }
+}
+
+import Crypto
+enum SHA256Digest { static func of(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) } }
