@@ -4,7 +4,7 @@ import Testing
 
 /// A bounded mutation campaign over every decoder, seeded from its vectors: no input may trap,
 /// and anything that decodes must survive the round-trip oracle
-/// decode(encode(decode(x))) == decode(x).
+/// decode(encode(decode(x))) == decode(x) (or be refused by encode as `tooLarge`).
 @Suite("mutation smoke")
 struct MutationSmokeTests {
     static let inputsPerFormat = 200_000
@@ -22,7 +22,14 @@ struct MutationSmokeTests {
             let context = vectors[seedIndex].context
             guard let value = try? codec.decode(input, context) else { continue }
             decoded += 1
-            guard let again = try? codec.encode(value, context), let back = try? codec.decode(again, context), back.isEquivalent(to: value) else {
+            let again: [UInt8]
+            do { again = try codec.encode(value, context) } catch {
+                // Escaping can make the canonical form longer than a size limit the input
+                // respected (Foundation writes `/` as `\/`): encode may refuse that, nothing else.
+                if error.code != .tooLarge, roundTripFailures.count < 3 { roundTripFailures.append("input #\(i) does not encode: \(error)") }
+                continue
+            }
+            guard let back = try? codec.decode(again, context), back.isEquivalent(to: value) else {
                 if roundTripFailures.count < 3 { roundTripFailures.append("input #\(i): \(Hex.encode(input))") }
                 continue
             }

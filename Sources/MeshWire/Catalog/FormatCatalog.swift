@@ -9,6 +9,15 @@ public enum FormatCatalog {
             id: SealedBody.formatID, summary: "SwiftMeshRelay sealed body: ChaCha20-Poly1305 nonce | ciphertext | tag",
             decode: { bytes, context throws(WireError) in try SealedBody.neutral(decoding: bytes, context: context) },
             encode: { json, context throws(WireError) in try SealedBody.encoded(neutral: json, context: context) }),
+        FormatCodec(MessageChunk.self, "BLEMesh chunk (JSON, one GATT value): messageID, chunkIndex, totalChunks, flags, payload"),
+        FormatCodec(MessageEnvelope.self, "BLEMesh envelope (JSON, ISO-8601 dates), carried in chunks"),
+        FormatCodec(ControlMessage.self, "BLEMesh control message: {type, payload: base64 of the inner JSON}"),
+        FormatCodec(RouteRequest.self, "BLEMesh RREQ inner message (dates: seconds since 2001)"),
+        FormatCodec(RouteReply.self, "BLEMesh RREP inner message"),
+        FormatCodec(RouteError.self, "BLEMesh RERR inner message"),
+        FormatCodec(PeerAnnounce.self, "BLEMesh ANNOUNCE inner message"),
+        FormatCodec(DeliveryAck.self, "BLEMesh ACK inner message"),
+        FormatCodec(ReadReceipt.self, "BLEMesh READ inner message"),
     ]
 
     public static func codec(_ id: FormatID) -> FormatCodec? { all.first { $0.id == id } }

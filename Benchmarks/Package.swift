@@ -1,0 +1,23 @@
+// swift-tools-version: 6.0
+// A separate package so that `swift test` in the main package never builds the benchmarks.
+import Foundation
+import PackageDescription
+
+// A path dependency is named after its folder, whatever the checkout is called.
+let mainPackage = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+let package = Package(
+    name: "meshconform-benchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        .executableTarget(name: "DecodeThroughput", dependencies: [
+            .product(name: "MeshWire", package: mainPackage),
+            .product(name: "MeshVectors", package: mainPackage),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+    ]
+)
