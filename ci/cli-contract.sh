@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Checks the CLI contract of DESIGN.md section 5 on the built binary: outputs and exit codes.
+set -uo pipefail
+bin=${1:?usage: ci/cli-contract.sh PATH/TO/meshconform}
+fails=0 passes=0
+
+expect() { # expect EXIT_CODE STDOUT_SUBSTRING -- command args...
+  local want=$1 text=$2; shift 3
+  local out code
+  out=$("$@" 2>&1); code=$?
+  if [ "$code" -ne "$want" ] || [[ "$out" != *"$text"* ]]; then
+    echo "FAIL: $* -> exit $code (want $want), output: ${out:0:300}"; fails=$((fails + 1))
+  else
+    passes=$((passes + 1))
+  fi
+}
+
+expect 0 '"seq": "42"'        -- "$bin" decode relay.packet 610008000000000000002a
+expect 0 '"type": "ack"'      -- "$bin" decode relay.packet '61 00 08 00 00 00 00 00 00 00 2A'
+expect 1 'truncated'          -- "$bin" decode relay.packet 4600
+expect 1 'unknownType'        -- "$bin" decode relay.packet 580000
+expect 1 'lengthMismatch'     -- "$bin" decode relay.ack 00
+expect 0 '000000000000002a'   -- "$bin" encode relay.ack '{"seq":"42"}'
+expect 1 'valueOutOfRange'    -- "$bin" encode relay.ack '{"seq":"18446744073709551616"}'
+expect 2 'unknown format'     -- "$bin" decode relay.nope 00
+expect 2 'must be hex'        -- "$bin" decode relay.packet xyz
+expect 2 'not JSON'           -- "$bin" encode relay.ack '{'
+expect 2 'no vector folder'   -- "$bin" vectors --dir /nonexistent
+expect 2 'no vector file'     -- "$bin" vectors --format relay.nope
+expect 2 'Usage'              -- "$bin" decode
+expect 2 'Unknown option'     -- "$bin" vectors --bogus
+expect 0 'OVERVIEW'           -- "$bin" --help
+expect 0 '"hop": 0'           -- sh -c "'$bin' encode relay.beacon '{\"origin\":\"AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE\",\"seqNo\":1,\"ttl\":8,\"hop\":0}' | '$bin' decode relay.beacon -"
+
+echo "cli-contract: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]
