@@ -27,17 +27,25 @@ public final class ExternalDecoder: VectorDecoder {
     deinit { stop() }
 
     public func answer(_ vector: Vector) -> DecoderAnswer {
-        do {
-            try startIfNeeded()
-            var request: [(String, JSONValue)] = [("format", .string(vector.format)), ("hex", .hex(vector.bytes))]
-            if let context = vector.context { request.append(("context", context)) }
-            try send(JSONWriter.write(.object(request), options: .init(escapeSlashes: false)) + [0x0a])
-            let line = try readLine()
-            return try Self.parseAnswer(line)
-        } catch {
-            stop()
-            return .broken(error.description)
+        var request: [(String, JSONValue)] = [("format", .string(vector.format)), ("hex", .hex(vector.bytes))]
+        if let context = vector.context { request.append(("context", context)) }
+        let line = JSONWriter.write(.object(request), options: .init(escapeSlashes: false)) + [0x0a]
+        for attempt in 0..<2 {
+            let reused = process?.isRunning == true
+            do {
+                try startIfNeeded()
+                try send(line)
+                return try Self.parseAnswer(try readLine())
+            } catch .exited where reused && attempt == 0 {
+                // It died after its previous answer, before reading this request: not this
+                // vector's fault. A fresh process gets one try.
+                stop()
+            } catch {
+                stop()
+                return .broken(error.description)
+            }
         }
+        return .broken(ExternalDecoderError.exited.description)
     }
 
     static func parseAnswer(_ line: [UInt8]) throws(ExternalDecoderError) -> DecoderAnswer {
