@@ -41,12 +41,12 @@ public struct MessageChunk: WireFormat, NeutralForm {
         try BLEMeshJSON.checkSize(encoded().count, max: Self.maxSize, "MessageChunk")
     }
 
-    private init(fields f: JSONFields, _ notation: BLEMeshJSON.Notation) throws(WireError) {
+    private init(fields f: JSONFields, _ notation: JSONNotation) throws(WireError) {
         messageID = try f.uuid("messageID")
         chunkIndex = try f.integer("chunkIndex")
         totalChunks = try f.integer("totalChunks")
         flags = ChunkFlags(rawValue: try f.integer("flags"))
-        payload = try BLEMeshJSON.bytes(f, "payload", notation)
+        payload = try f.bytes("payload", notation)
         if let problem = Self.indexProblem(index: chunkIndex, total: totalChunks, maxTotal: Self.maxTotalChunks) {
             throw WireError(.chunkIndexOutOfRange, "MessageChunk: \(problem)")
         }
@@ -64,13 +64,13 @@ public struct MessageChunk: WireFormat, NeutralForm {
 
     public var neutral: JSONValue { json(.neutral) }
 
-    private func json(_ notation: BLEMeshJSON.Notation) -> JSONValue {
+    private func json(_ notation: JSONNotation) -> JSONValue {
         .object([
             ("messageID", .uuid(messageID)),
             ("chunkIndex", .integer(chunkIndex)),
             ("totalChunks", .integer(totalChunks)),
             ("flags", .integer(flags.rawValue)),
-            ("payload", BLEMeshJSON.value(bytes: payload, notation)),
+            ("payload", .bytes(payload, notation)),
         ])
     }
 }

@@ -66,21 +66,21 @@ public struct MessageEnvelope: WireFormat, NeutralForm {
         try BLEMeshJSON.checkSize(encoded().count, max: Self.maxSize, "MessageEnvelope")
     }
 
-    private init(fields f: JSONFields, _ notation: BLEMeshJSON.Notation) throws(WireError) {
+    private init(fields f: JSONFields, _ notation: JSONNotation) throws(WireError) {
         id = try f.uuid("id")
         originID = try f.uuid("originID")
         originName = try f.string("originName")
         destinationID = try f.optionalUUID("destinationID")
         conversationID = try f.optionalUUID("conversationID")
         timestamp = try f.iso8601("timestamp")
-        sequenceNumber = try BLEMeshJSON.uint64(f, "sequenceNumber", notation)
+        sequenceNumber = try f.uint64("sequenceNumber", notation)
         ttl = try BLEMeshJSON.hop(f, "ttl")
         hopPath = try f.uuidArray("hopPath")
         isControlMessage = try f.bool("isControlMessage")
         isEncrypted = try f.bool("isEncrypted")
         isGroupMessage = try f.bool("isGroupMessage")
-        payload = try BLEMeshJSON.bytes(f, "payload", notation)
-        signature = try BLEMeshJSON.optionalBytes(f, "signature", notation)
+        payload = try f.bytes("payload", notation)
+        signature = try f.optionalBytes("signature", notation)
     }
 
     /// The control message a control envelope carries, or nil for a user message.
@@ -93,7 +93,7 @@ public struct MessageEnvelope: WireFormat, NeutralForm {
 
     public var neutral: JSONValue { json(.neutral) }
 
-    private func json(_ notation: BLEMeshJSON.Notation) -> JSONValue {
+    private func json(_ notation: JSONNotation) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("id", .uuid(id)),
             ("originID", .uuid(originID)),
@@ -103,15 +103,15 @@ public struct MessageEnvelope: WireFormat, NeutralForm {
         if let conversationID { members.append(("conversationID", .uuid(conversationID))) }
         members += [
             ("timestamp", .string(ISO8601Seconds.format(timestamp))),
-            ("sequenceNumber", BLEMeshJSON.value(uint64: sequenceNumber, notation)),
+            ("sequenceNumber", .uint64(sequenceNumber, notation)),
             ("ttl", .integer(ttl)),
             ("hopPath", .array(hopPath.map(JSONValue.uuid))),
             ("isControlMessage", .bool(isControlMessage)),
             ("isEncrypted", .bool(isEncrypted)),
             ("isGroupMessage", .bool(isGroupMessage)),
-            ("payload", BLEMeshJSON.value(bytes: payload, notation)),
+            ("payload", .bytes(payload, notation)),
         ]
-        if let signature { members.append(("signature", BLEMeshJSON.value(bytes: signature, notation))) }
+        if let signature { members.append(("signature", .bytes(signature, notation))) }
         return .object(members)
     }
 }

@@ -23,28 +23,25 @@ public struct FrameHeader: WireFormat, NeutralForm {
     public static func seq(createdAt secondsSince1970: Double) -> UInt64 { secondsSince1970.bitPattern }
 
     public init(decoding bytes: ArraySlice<UInt8>) throws(WireError) {
-        let f = try JSONFields(parsing: bytes, context: "FrameHeader")
-        origin = try f.uuid("origin")
-        dest = try f.uuid("dest")
-        ttl = try f.integer("ttl", rangeCode: .ttlOutOfRange)
-        seq = try f.integer("seq")
-    }
-
-    public func encoded() -> [UInt8] {
-        JSONWriter.write(.object([
-            ("origin", .uuid(origin)), ("dest", .uuid(dest)), ("ttl", .integer(ttl)), ("seq", .integer(seq)),
-        ]))
+        try self.init(fields: JSONFields(parsing: bytes, context: "FrameHeader"), .wire)
     }
 
     public init(neutral: JSONValue) throws(WireError) {
-        let f = try JSONFields(neutral, context: "FrameHeader")
+        try self.init(fields: JSONFields(neutral, context: "FrameHeader"), .neutral)
+    }
+
+    private init(fields f: JSONFields, _ notation: JSONNotation) throws(WireError) {
         origin = try f.uuid("origin")
         dest = try f.uuid("dest")
         ttl = try f.integer("ttl", rangeCode: .ttlOutOfRange)
-        seq = try f.uint64Text("seq")
+        seq = try f.uint64("seq", notation)
     }
 
-    public var neutral: JSONValue {
-        .object([("origin", .uuid(origin)), ("dest", .uuid(dest)), ("ttl", .integer(ttl)), ("seq", .uint64Text(seq))])
+    public func encoded() -> [UInt8] { JSONWriter.write(json(.wire)) }
+
+    public var neutral: JSONValue { json(.neutral) }
+
+    private func json(_ notation: JSONNotation) -> JSONValue {
+        .object([("origin", .uuid(origin)), ("dest", .uuid(dest)), ("ttl", .integer(ttl)), ("seq", .uint64(seq, notation))])
     }
 }
