@@ -7,22 +7,31 @@ let package = Package(
     products: [
         .library(name: "MeshWire", targets: ["MeshWire"]),
         .library(name: "MeshVectors", targets: ["MeshVectors"]),
+        .library(name: "MeshNode", targets: ["MeshNode"]),
+        .library(name: "MeshSim", targets: ["MeshSim"]),
         .executable(name: "meshconform", targets: ["meshconform"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // Wire codecs: bytes <-> values. Pure: no I/O, no clock, no randomness.
         .target(name: "MeshWire", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // The reference node, sans-IO: events and time in, actions out. Per-dialect rules.
+        .target(name: "MeshNode", dependencies: ["MeshWire", .product(name: "DequeModule", package: "swift-collections")]),
+        // Discrete-event simulator of many MeshNodes on a virtual clock.
+        .target(name: "MeshSim", dependencies: ["MeshNode"]),
         // Golden-vector files: loading, and checking them against a decoder (ours or an external one).
         .target(name: "MeshVectors", dependencies: ["MeshWire"]),
         .executableTarget(name: "meshconform", dependencies: [
-            "MeshWire", "MeshVectors",
+            "MeshWire", "MeshVectors", "MeshSim",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "MeshWireTests", dependencies: ["MeshWire", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "MeshVectorsTests", dependencies: ["MeshVectors", "MeshWire"]),
+        .testTarget(name: "MeshNodeTests", dependencies: ["MeshNode", "MeshWire"]),
+        .testTarget(name: "MeshSimTests", dependencies: ["MeshSim", "MeshNode"]),
     ]
 )

@@ -1,0 +1,86 @@
+import DequeModule
+
+/// A bounded, time-windowed memory of keys seen, for de-duplication (RELAY-R3, BLEMESH-R5) and
+/// for the other "seen recently" tables (RELAY-R10 lastSeq, BLEMESH-R15 request ids, relay ack
+/// routes). Entries live `retention` after their last insert or update; when more than
+/// `capacity` are held the oldest goes first. Every operation is O(1) amortised: a queue in
+/// insertion order plus a dictionary, expired lazily from the front as time passes.
+struct DedupCache<Key: Hashable, Value> {
+    let capacity: Int
+    let retention: Duration
+
+    private struct Slot {
+        var value: Value
+        var stamp: Instant
+        var serial: UInt64
+    }
+
+    /// Insertion order. An update re-queues its key, leaving a stale entry whose serial no
+    /// longer matches the dictionary; such entries are skipped (and still count toward
+    /// `capacity`, so the queue stays bounded whatever the update pattern).
+    private var order: Deque<(key: Key, stamp: Instant, serial: UInt64)> = []
+    private var slots: [Key: Slot] = [:]
+    private var nextSerial: UInt64 = 0
+
+    init(capacity: Int, retention: Duration) {
+        precondition(capacity > 0, "a de-duplication cache needs room for at least one key")
+        self.capacity = capacity
+        self.retention = retention
+    }
+
+    /// Keys currently remembered.
+    var count: Int { slots.count }
+
+    /// Queue entries held, live or stale: the memory actually in use.
+    var footprint: Int { order.count }
+
+    func contains(_ key: Key, at now: Instant) -> Bool { value(for: key, at: now) != nil }
+
+    func value(for key: Key, at now: Instant) -> Value? {
+        guard let slot = slots[key], now - slot.stamp < retention else { return nil }
+        return slot.value
+    }
+
+    /// Remembers `key` with `value` unless it is already present; true when it was new.
+    @discardableResult
+    mutating func insert(_ key: Key, value: Value, at now: Instant) -> Bool {
+        expire(at: now)
+        guard slots[key] == nil else { return false }
+        push(key, value, now)
+        return true
+    }
+
+    /// Sets `key`'s value and restarts its retention.
+    mutating func update(_ key: Key, value: Value, at now: Instant) {
+        expire(at: now)
+        push(key, value, now)
+    }
+
+    mutating func remove(_ key: Key) { slots[key] = nil }
+
+    /// Forgets every entry older than the retention window.
+    mutating func expire(at now: Instant) {
+        while let first = order.first, now - first.stamp >= retention {
+            dropFront()
+        }
+    }
+
+    private mutating func push(_ key: Key, _ value: Value, _ now: Instant) {
+        nextSerial &+= 1
+        slots[key] = Slot(value: value, stamp: now, serial: nextSerial)
+        order.append((key, now, nextSerial))
+        while order.count > capacity { dropFront() }
+    }
+
+    private mutating func dropFront() {
+        let entry = order.removeFirst()
+        // Only the queue entry carrying the live serial owns the key; older ones are stale.
+        if slots[entry.key]?.serial == entry.serial { slots[entry.key] = nil }
+    }
+}
+
+extension DedupCache where Value == Void {
+    /// Remembers `key`; true when it was new (not seen within the retention window).
+    @discardableResult
+    mutating func insert(_ key: Key, at now: Instant) -> Bool { insert(key, value: (), at: now) }
+}

@@ -1,0 +1,119 @@
+/// The relay decision (`RelayPolicyKind`) and the queue of relays waiting for their jitter.
+///
+/// - `.dialect`: always relay (the dialect has already applied its own TTL / de-dup rules),
+///   after a delay drawn from the dialect's jitter window; never cancelled.
+/// - `.probabilistic` (seed 000): relay with a probability set by the degree (0-2 links 100 %,
+///   3-4 90 %, 5-6 70 %, 7+ 45 %), after the dialect's jitter; cancelled when the same message
+///   is heard again before the relay fires; at most 20 relays scheduled at once.
+/// - `.flood`: relay every new message at once.
+///
+/// Scheduled relays come back through `.setTimer` / `.timer`: the caller feeds time.
+struct RelayScheduler<Key: Hashable> {
+    let policy: RelayPolicyKind
+    /// How many relays may wait at once; a relay beyond it is dropped.
+    let capacity: Int
+    /// The `.noJitter` mutant: every delay is zero.
+    let noJitter: Bool
+
+    private struct Pending {
+        var key: Key?
+        var actions: [NodeAction]
+    }
+
+    private var pending: [TimerID: Pending] = [:]
+    private var byKey: [Key: TimerID] = [:]
+
+    /// Counters for the simulator's metrics.
+    private(set) var scheduled = 0
+    private(set) var executed = 0
+    private(set) var cancelled = 0
+    private(set) var dropped = 0
+
+    init(policy: RelayPolicyKind, noJitter: Bool) {
+        self.policy = policy
+        self.noJitter = noJitter
+        capacity = policy == .probabilistic ? 20 : 1024
+    }
+
+    var count: Int { pending.count }
+
+    /// Seed 000's relay probability for a node with `degree` links.
+    static func probability(degree: Int) -> Double {
+        switch degree {
+        case ...2: 1.0
+        case 3...4: 0.9
+        case 5...6: 0.7
+        default: 0.45
+        }
+    }
+
+    /// Relays `actions` (the sends of one relayed message) under the policy: at once, later,
+    /// or not at all. Returns what to do now.
+    mutating func relay(
+        _ actions: [NodeAction], key: Key, degree: Int, window: JitterWindow,
+        now: Instant, rng: inout SeededRandom, timers: inout TimerClock
+    ) -> [NodeAction] {
+        guard !actions.isEmpty else { return [] }
+        switch policy {
+        case .flood:
+            executed += 1
+            return actions
+        case .probabilistic:
+            guard rng.chance(Self.probability(degree: degree)) else {
+                dropped += 1
+                return []
+            }
+            return later(actions, key: key, window: window, now: now, rng: &rng, timers: &timers)
+        case .dialect:
+            return later(actions, key: nil, window: window, now: now, rng: &rng, timers: &timers)
+        }
+    }
+
+    /// Sends `actions` after a jitter whatever the policy (acks and other replies the dialect
+    /// requires): they are not relays, so no probability and no cancellation.
+    mutating func reply(
+        _ actions: [NodeAction], window: JitterWindow, now: Instant,
+        rng: inout SeededRandom, timers: inout TimerClock
+    ) -> [NodeAction] {
+        guard !actions.isEmpty else { return [] }
+        if policy == .flood { return actions }
+        return later(actions, key: nil, window: window, now: now, rng: &rng, timers: &timers)
+    }
+
+    /// The message `key` was heard again: under `.probabilistic` its scheduled relay is cancelled.
+    mutating func heardAgain(_ key: Key) -> [NodeAction] {
+        guard policy == .probabilistic, let id = byKey.removeValue(forKey: key) else { return [] }
+        pending[id] = nil
+        cancelled += 1
+        return [.cancelTimer(id)]
+    }
+
+    /// A timer fired: the relay's sends if it was one of ours, nil otherwise.
+    mutating func fire(_ id: TimerID) -> [NodeAction]? {
+        guard let entry = pending.removeValue(forKey: id) else { return nil }
+        if let key = entry.key { byKey[key] = nil }
+        executed += 1
+        return entry.actions
+    }
+
+    private mutating func later(
+        _ actions: [NodeAction], key: Key?, window: JitterWindow, now: Instant,
+        rng: inout SeededRandom, timers: inout TimerClock
+    ) -> [NodeAction] {
+        let delay = noJitter ? .zero : rng.delay(in: window)
+        if delay == .zero {
+            executed += 1
+            return actions
+        }
+        guard pending.count < capacity else {
+            dropped += 1
+            return []
+        }
+        if let key, byKey[key] != nil { return [] }   // already waiting to go out
+        let id = timers.make()
+        pending[id] = Pending(key: key, actions: actions)
+        if let key { byKey[key] = id }
+        scheduled += 1
+        return [.setTimer(id, at: now + delay)]
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// The node's only source of randomness (SplitMix64): jitter, nonces, fan-out choices, ids.
+/// Seeded per node, so the same seed and the same events give the same actions.
+struct SeededRandom: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A delay drawn uniformly from a window of milliseconds, at nanosecond resolution.
+    mutating func delay(in window: JitterWindow) -> Duration {
+        let low = window.minimum.nanoseconds, high = window.maximum.nanoseconds
+        guard high > low else { return .nanoseconds(low) }
+        return .nanoseconds(Int64.random(in: low...high, using: &self))
+    }
+
+    /// True with probability `p`.
+    mutating func chance(_ p: Double) -> Bool {
+        p >= 1 || Double(next() >> 11) / Double(1 << 53) < p
+    }
+
+    mutating func bytes(_ count: Int) -> [UInt8] {
+        (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) }
+    }
+
+    /// A random (version 4) UUID.
+    mutating func uuid() -> UUID {
+        var b = bytes(16)
+        b[6] = (b[6] & 0x0F) | 0x40
+        b[8] = (b[8] & 0x3F) | 0x80
+        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
+}
+
+/// A relay delay window, inclusive at both ends.
+struct JitterWindow: Hashable, Sendable {
+    var minimum: Duration
+    var maximum: Duration
+
+    static func milliseconds(_ low: Int64, _ high: Int64) -> JitterWindow {
+        JitterWindow(minimum: .milliseconds(low), maximum: .milliseconds(high))
+    }
+}

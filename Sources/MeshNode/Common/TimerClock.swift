@@ -1,0 +1,9 @@
+/// Hands out the node's timer ids: one counter per node, so ids never repeat.
+struct TimerClock {
+    private var next: UInt64 = 1
+
+    mutating func make() -> TimerID {
+        defer { next &+= 1 }
+        return TimerID(next)
+    }
+}

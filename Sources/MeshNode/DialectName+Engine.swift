@@ -1,0 +1,9 @@
+extension DialectName {
+    /// The engine that carries this dialect's rules.
+    func makeEngine(config: NodeConfig, seed: UInt64) -> any DialectEngine {
+        switch self {
+        case .relay: RelayEngine(config: config, seed: seed)
+        case .blemesh: BLEMeshEngine(config: config, seed: seed)
+        }
+    }
+}

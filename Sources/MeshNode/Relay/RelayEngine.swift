@@ -1,0 +1,298 @@
+import Foundation
+import MeshWire
+
+/// The `relay` dialect's node rules (docs/dialects/relay.md section 3), sans-IO.
+struct RelayEngine: DialectEngine {
+    // relay.md section 6.
+    static let defaultTTL: UInt8 = 8
+    static let jitter = JitterWindow.milliseconds(0, 100)
+    static let beaconPeriod: Duration = .seconds(2)
+    static let retention: Duration = .seconds(300)
+    static let dedupCapacity = 4096
+    static let maxNeighbours = 7
+    static let maxPacket = 512
+    /// Frames this node originated and keeps for retransmission (RELAY-R8), at most.
+    static let maxOutstanding = 64
+
+    enum SeenKey: Hashable {
+        case frame(origin: UUID, seq: UInt64)
+        case beacon(origin: UUID, seqNo: UInt32)
+    }
+
+    /// What RELAY-R3 records with a frame key, for routing acks back (RELAY-R7).
+    struct SeenFrame {
+        var ingress: LinkID?
+        var relayed: Bool
+    }
+
+    /// A frame this node originated, kept until acked or 300 s old (RELAY-R8).
+    struct Outstanding {
+        var packet: [UInt8]
+        var created: Instant
+    }
+
+    let config: NodeConfig
+    private var keyring: RelayKeyring
+    private var rng: SeededRandom
+    private var timers = TimerClock()
+    private var scheduler: RelayScheduler<SeenKey>
+    private var seen: DedupCache<SeenKey, SeenFrame>
+    /// seq -> ingress links of the frames with that seq this node relayed (RELAY-R7.2).
+    private var ackRoutes: DedupCache<UInt64, [LinkID]>
+    private var lastSeq: DedupCache<UUID, UInt32>
+    private var outstanding: [UInt64: Outstanding] = [:]
+    private var links: Set<LinkID> = []
+    private var beaconTimer: TimerID?
+    private var beaconSeqNo: UInt32 = 0
+    private var lastOwnSeq: UInt64 = 0
+    /// Wall-clock seconds since 1970 at `Instant.zero`, for `seq` (setting `epoch`).
+    private let epoch: Double
+    private var crashed = false
+    /// Inputs refused by a decoder or dropped as nonsense (RELAY-R12).
+    private(set) var dropped = 0
+
+    init(config: NodeConfig, seed: UInt64) {
+        self.config = config
+        keyring = RelayKeyring(config: config)
+        rng = SeededRandom(seed: seed)
+        scheduler = RelayScheduler(policy: config.relayPolicy, noJitter: config.faults.contains(.noJitter))
+        seen = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)
+        ackRoutes = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)
+        lastSeq = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)
+        epoch = config.dialectSettings["epoch"].flatMap(Double.init) ?? 1_746_230_400
+    }
+
+    var nodeID: UUID { keyring.nodeID }
+
+    var stateSize: NodeStateSize {
+        var size = NodeStateSize()
+        size.dedupEntries = seen.footprint + lastSeq.footprint
+        size.scheduledRelays = scheduler.count
+        size.storedMessages = outstanding.count
+        size.timers = scheduler.count + (beaconTimer == nil ? 0 : 1)
+        size.other = ackRoutes.footprint + links.count + keyring.sessionCount
+        return size
+    }
+
+    mutating func handle(_ event: NodeEvent, at now: Instant) -> [NodeAction] {
+        guard !crashed else { return [] }
+        switch event {
+        case .received(let bytes, let link): return receive(bytes, on: link, at: now)
+        case .linkUp(let link, _): return linkUp(link, at: now)
+        case .linkDown(let link):
+            links.remove(link)
+            return []
+        case .timer(let id): return timer(id, at: now)
+        case .command(.send(let payload, let destination)): return originate(payload, to: destination, at: now)
+        }
+    }
+
+    // MARK: links and beacons
+
+    private mutating func linkUp(_ link: LinkID, at now: Instant) -> [NodeAction] {
+        // RELAY-R11: at most 7 links; an eighth is treated as not up (never used, input ignored).
+        guard links.count < Self.maxNeighbours || links.contains(link) else { return [] }
+        links.insert(link)
+        var actions: [NodeAction] = []
+        // RELAY-R9: beacons run while at least one link is up.
+        if beaconTimer == nil {
+            let id = timers.make()
+            beaconTimer = id
+            actions.append(.setTimer(id, at: now + Self.beaconPeriod))
+        }
+        // RELAY-R8 (MAY): frames not yet acked go to the new neighbour, byte for byte, ttl 8.
+        for (_, frame) in outstanding.sorted(by: { $0.key < $1.key }) where now - frame.created < Self.retention {
+            actions.append(.send(frame.packet, on: link))
+        }
+        return actions
+    }
+
+    private mutating func timer(_ id: TimerID, at now: Instant) -> [NodeAction] {
+        if let actions = scheduler.fire(id) { return actions.filter(isLive) }
+        guard id == beaconTimer else { return [] }
+        guard !links.isEmpty else {
+            beaconTimer = nil   // RELAY-R9: no link, no beacon; the next link up restarts them
+            return []
+        }
+        // RELAY-R9: type 'B', own id, seqNo 1, 2, ..., ttl 8, hop 0, on every link, every 2 s.
+        beaconSeqNo &+= 1
+        let beacon = RelayPacket.beacon(Beacon(origin: nodeID, seqNo: beaconSeqNo, ttl: Self.defaultTTL, hop: 0)).encoded()
+        seen.insert(.beacon(origin: nodeID, seqNo: beaconSeqNo), value: SeenFrame(ingress: nil, relayed: false), at: now)
+        let next = timers.make()
+        beaconTimer = next
+        return sendAll(beacon, except: nil) + [.setTimer(next, at: now + Self.beaconPeriod)]
+    }
+
+    /// A scheduled send whose link went down in the meantime is dropped.
+    private func isLive(_ action: NodeAction) -> Bool {
+        if case .send(_, let link) = action { return links.contains(link) }
+        return true
+    }
+
+    // MARK: originating
+
+    private mutating func originate(_ payload: [UInt8], to destination: NodeAddress?, at now: Instant) -> [NodeAction] {
+        // relay.md 2.2: "there is no broadcast address"; a send without destination is refused.
+        guard let dest = destination?.uuid, let key = keyring.session(with: dest) else {
+            dropped += 1
+            return []
+        }
+        // RELAY-R2: seq = bit pattern of the creation time; a clash takes the next integer.
+        let seq = max(FrameHeader.seq(createdAt: epoch + now.seconds), lastOwnSeq &+ 1)
+        lastOwnSeq = seq
+        guard let body = try? SealedBody.seal(payload, key: key, nonce: rng.bytes(SealedBody.nonceSize)) else { return [] }
+        let header = FrameHeader(origin: nodeID, dest: dest, ttl: Self.defaultTTL, seq: seq)
+        let packet = RelayPacket.frame(header, body: body.encoded()).encoded()
+        // RELAY-G3: never send a packet over 512 bytes.
+        guard packet.count <= Self.maxPacket else {
+            dropped += 1
+            return []
+        }
+        seen.insert(.frame(origin: nodeID, seq: seq), value: SeenFrame(ingress: nil, relayed: false), at: now)
+        if outstanding.count >= Self.maxOutstanding, let oldest = outstanding.min(by: { $0.value.created < $1.value.created })?.key {
+            outstanding[oldest] = nil
+        }
+        outstanding[seq] = Outstanding(packet: packet, created: now)
+        return sendAll(packet, except: nil)
+    }
+
+    // MARK: receiving
+
+    private mutating func receive(_ bytes: [UInt8], on link: LinkID, at now: Instant) -> [NodeAction] {
+        guard links.contains(link) else { return [] }   // RELAY-R11: not one of our 7 links
+        let packet: RelayPacket
+        do {
+            packet = try RelayPacket(decoding: bytes)
+        } catch {
+            // RELAY-R12: a refused packet is dropped and changes no state.
+            dropped += 1
+            if config.faults.contains(.crashOnTruncated), error.code == .truncated { crashed = true }
+            return []
+        }
+        switch packet {
+        case .frame(let header, let body): return frame(header, body: body, on: link, at: now)
+        case .ack(let ack): return ackReceived(ack.seq, on: link, at: now)
+        case .beacon(let beacon): return beaconReceived(beacon, on: link, at: now)
+        }
+    }
+
+    private mutating func frame(_ header: FrameHeader, body: [UInt8], on link: LinkID, at now: Instant) -> [NodeAction] {
+        let key = SeenKey.frame(origin: header.origin, seq: header.seq)
+        let noDedup = config.faults.contains(.noDedup)
+        if header.dest == nodeID { return frameForMe(header, body: body, key: key, on: link, at: now) }
+
+        // RELAY-R5.1: its own frame echoed back.
+        if header.origin == nodeID {
+            return config.faults.contains(.noDedup) ? forward(header, body: body, key: key, on: link, at: now) : []
+        }
+        // RELAY-R5.2: a duplicate is dropped (and may cancel a probabilistic relay).
+        if !noDedup, seen.contains(key, at: now) { return scheduler.heardAgain(key) }
+        // RELAY-R5.3: record the key with the ingress link even when the frame is not relayed.
+        seen.insert(key, value: SeenFrame(ingress: link, relayed: false), at: now)
+        var actions = forward(header, body: body, key: key, on: link, at: now)
+        if config.faults.contains(.ackBroadcast) {
+            // Mutant: acks frames that are not addressed to it (relay has no broadcast).
+            actions += sendAck(header.seq, on: link, at: now)
+        }
+        return actions
+    }
+
+    private mutating func forward(_ header: FrameHeader, body: [UInt8], key: SeenKey, on link: LinkID, at now: Instant) -> [NodeAction] {
+        // RELAY-R5.3: ttl <= 1 is the end of the budget.
+        guard header.ttl > 1 || config.faults.contains(.relayTTLOne) else { return [] }
+        var relayed = header
+        // RELAY-R5.3 / R5.5: ttl - 1, no clamp.
+        if !config.faults.contains(.noTTLDecrement) { relayed.ttl = header.ttl == 0 ? 0 : header.ttl - 1 }
+        // RELAY-R5.4: body byte for byte, header re-encoded (canonical), headerLen recomputed.
+        let packet = RelayPacket.frame(relayed, body: body).encoded()
+        guard packet.count <= Self.maxPacket else { return [] }   // RELAY-G3
+        // RELAY-R5.3: every link except the ingress.
+        let actions = sendAll(packet, except: config.faults.contains(.relayToSender) ? nil : link)
+        guard !actions.isEmpty else { return [] }
+        // RELAY-R3 / R7.2: remember that it was relayed and where it came from, for the ack.
+        seen.update(key, value: SeenFrame(ingress: link, relayed: true), at: now)
+        var back = ackRoutes.value(for: header.seq, at: now) ?? []
+        if !back.contains(link), back.count < Self.maxNeighbours + 1 { back.append(link) }
+        ackRoutes.update(header.seq, value: back, at: now)
+        // RELAY-R6: leaves within the jitter window.
+        return scheduler.relay(actions, key: key, degree: links.count, window: Self.jitter, now: now, rng: &rng, timers: &timers)
+    }
+
+    private mutating func frameForMe(_ header: FrameHeader, body: [UInt8], key: SeenKey, on link: LinkID, at now: Instant) -> [NodeAction] {
+        // RELAY-R4.2: a duplicate is not delivered again, but re-acked on this copy's ingress.
+        if !config.faults.contains(.noDedup), seen.contains(key, at: now) {
+            var actions = sendAck(header.seq, on: link, at: now)
+            if config.faults.contains(.doubleDeliver), let message = open(header, body: body) {
+                actions.insert(.deliver(message), at: 0)   // mutant: delivers the duplicate
+            }
+            return actions
+        }
+        // RELAY-R4.1: only a frame that opens is recorded, delivered and acked; no cache entry
+        // otherwise, so a forged copy cannot suppress the genuine one.
+        guard let message = open(header, body: body) else {
+            dropped += 1
+            return []
+        }
+        seen.insert(key, value: SeenFrame(ingress: link, relayed: false), at: now)
+        // RELAY-R4.3: never relayed.
+        return [.deliver(message)] + sendAck(header.seq, on: link, at: now)
+    }
+
+    private mutating func open(_ header: FrameHeader, body: [UInt8]) -> AppMessage? {
+        guard let key = keyring.session(with: header.origin),
+              let sealed = try? SealedBody(decoding: body),
+              let plaintext = try? sealed.open(key: key)
+        else { return nil }
+        // RELAY-R4.1: the sender named is `origin`.
+        return AppMessage(origin: NodeAddress(header.origin), destination: NodeAddress(header.dest), payload: plaintext, messageID: String(header.seq))
+    }
+
+    /// RELAY-R7.1: the ack, `61 00 08 <seq>`, on the ingress link, within the jitter window.
+    private mutating func sendAck(_ seq: UInt64, on link: LinkID, at now: Instant) -> [NodeAction] {
+        guard !config.faults.contains(.noAck) else { return [] }
+        let id = config.faults.contains(.ackWrongID) ? seq ^ 1 : seq   // mutant: wrong identifier
+        let ack = RelayPacket.ack(RelayAck(seq: id)).encoded()
+        return scheduler.reply([.send(ack, on: link)], window: Self.jitter, now: now, rng: &rng, timers: &timers)
+    }
+
+    private mutating func ackReceived(_ seq: UInt64, on link: LinkID, at now: Instant) -> [NodeAction] {
+        // RELAY-R7.3: our own frame is delivered; stop retransmitting, do not forward.
+        if outstanding.removeValue(forKey: seq) != nil { return [] }
+        // RELAY-R7.2: back along the ingress links of the frames we relayed with that seq;
+        // no match: drop (RELAY-R12).
+        guard let back = ackRoutes.value(for: seq, at: now) else {
+            dropped += 1
+            return []
+        }
+        let ack = RelayPacket.ack(RelayAck(seq: seq)).encoded()
+        let sends = back.filter { $0 != link && links.contains($0) }.map { NodeAction.send(ack, on: $0) }
+        return scheduler.reply(sends, window: Self.jitter, now: now, rng: &rng, timers: &timers)
+    }
+
+    private mutating func beaconReceived(_ beacon: Beacon, on link: LinkID, at now: Instant) -> [NodeAction] {
+        // RELAY-R10.1: its own beacon.
+        guard beacon.origin != nodeID else { return [] }
+        let key = SeenKey.beacon(origin: beacon.origin, seqNo: beacon.seqNo)
+        // RELAY-R10.2: duplicate by cache or by lastSeq (forgotten 300 s after its last update).
+        if !config.faults.contains(.noDedup) {
+            if seen.contains(key, at: now) { return scheduler.heardAgain(key) }
+            if let last = lastSeq.value(for: beacon.origin, at: now), last >= beacon.seqNo { return [] }
+        }
+        // RELAY-R10.3: record it.
+        seen.insert(key, value: SeenFrame(ingress: link, relayed: false), at: now)
+        lastSeq.update(beacon.origin, value: beacon.seqNo, at: now)
+        // RELAY-R10.4: rebroadcast while ttl > 1 and hop < 255, with ttl - 1 and hop + 1.
+        guard (beacon.ttl > 1 || config.faults.contains(.relayTTLOne)), beacon.hop < 255 else { return [] }
+        var relayed = beacon
+        if !config.faults.contains(.noTTLDecrement) { relayed.ttl = beacon.ttl == 0 ? 0 : beacon.ttl - 1 }
+        relayed.hop = beacon.hop + 1
+        let packet = RelayPacket.beacon(relayed).encoded()
+        let sends = sendAll(packet, except: config.faults.contains(.relayToSender) ? nil : link)
+        // RELAY-R10.5: never delivered, never acked.
+        return scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter, now: now, rng: &rng, timers: &timers)
+    }
+
+    private func sendAll(_ packet: [UInt8], except ingress: LinkID?) -> [NodeAction] {
+        links.sorted().filter { $0 != ingress }.map { .send(packet, on: $0) }
+    }
+}

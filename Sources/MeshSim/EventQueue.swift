@@ -1,0 +1,58 @@
+/// A binary min-heap of events ordered by (time, sequence number). The sequence number is
+/// the order of scheduling, so events due at the same instant run in the order they were
+/// scheduled and a run never depends on the heap's internal layout.
+struct EventQueue {
+    struct Entry {
+        var time: Int64
+        var sequence: UInt64
+        var event: SimEvent
+    }
+
+    private var heap: [Entry] = []
+    private var nextSequence: UInt64 = 0
+
+    var count: Int { heap.count }
+    var isEmpty: Bool { heap.isEmpty }
+
+    mutating func schedule(_ event: SimEvent, at time: Int64) {
+        heap.append(Entry(time: time, sequence: nextSequence, event: event))
+        nextSequence &+= 1
+        siftUp(heap.count - 1)
+    }
+
+    mutating func popFirst() -> Entry? {
+        guard !heap.isEmpty else { return nil }
+        heap.swapAt(0, heap.count - 1)
+        let first = heap.removeLast()
+        if !heap.isEmpty { siftDown(0) }
+        return first
+    }
+
+    private static func precedes(_ a: Entry, _ b: Entry) -> Bool {
+        a.time != b.time ? a.time < b.time : a.sequence < b.sequence
+    }
+
+    private mutating func siftUp(_ index: Int) {
+        var child = index
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.precedes(heap[child], heap[parent]) else { return }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func siftDown(_ index: Int) {
+        var parent = index
+        let n = heap.count
+        while true {
+            let left = 2 * parent + 1
+            guard left < n else { return }
+            var smallest = left
+            if left + 1 < n, Self.precedes(heap[left + 1], heap[left]) { smallest = left + 1 }
+            guard Self.precedes(heap[smallest], heap[parent]) else { return }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import MeshNode
+
+/// What the simulator runs at each vertex: anything that takes events with their time and
+/// returns actions. `Node` is the one that matters; the protocol lets the simulator's own
+/// tests drive it with a tiny hand-written node whose every action is known in advance.
+public protocol SimNode {
+    mutating func handle(_ event: NodeEvent, at now: Instant) -> [NodeAction]
+    var stateSize: NodeStateSize { get }
+}
+
+extension Node: SimNode {}
+
+/// What the simulator tells a node factory about the node it wants.
+public struct NodeSpec: Sendable {
+    public var index: Int
+    public var address: NodeAddress
+    /// Derived from the run's seed and the node index (and the restart count).
+    public var seed: UInt64
+    /// 0 at first start, +1 at each join after a failure.
+    public var generation: Int
+}
+
+extension NodeSpec {
+    /// A stable 16-byte address for node `index` (the same in every run), so addresses can be
+    /// UUIDs for the UUID-based dialects and mapped back to node numbers.
+    public static func address(of index: Int) -> NodeAddress {
+        var state = UInt64(truncatingIfNeeded: index) &+ 0x4D45_5348_5349_4D00
+        let high = SimRandom.splitMix(&state), low = SimRandom.splitMix(&state)
+        var bytes: [UInt8] = []
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: high >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: low >> UInt64(shift))) }
+        return NodeAddress(bytes: bytes)
+    }
+}

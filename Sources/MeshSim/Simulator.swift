@@ -1,0 +1,359 @@
+import Foundation
+import MeshNode
+
+/// Discrete-event simulator: one virtual clock, one event queue ordered by (time, sequence),
+/// one seeded generator. It carries out what each node asks (send on a link, set or cancel a
+/// timer, deliver to the app) and counts what happens (see `SimMetrics` for definitions).
+/// Nodes are sans-IO, so the run is a pure function of the config, the seed and the nodes.
+public final class Simulator<N: SimNode> {
+    /// One end of an edge as a node sees it; the node's link id is its index in `linkEnds[node]`.
+    struct LinkEnd {
+        var peer: Int32
+        var peerLink: Int32
+        var edge: Int32
+    }
+
+    struct EdgeState {
+        var profile: LinkProfile
+        var latency: Int64
+        var jitter: Int64
+        /// False once a move took the two nodes out of range.
+        var present: Bool
+    }
+
+    struct TimerRecord {
+        var token: UInt64
+        var isRelay: Bool
+        var tag: CauseTag
+    }
+
+    enum CauseKind { case command, received, relayTimer, other }
+
+    public let config: SimConfig
+    private let makeNode: (NodeSpec) -> N
+    private var nodes: [N] = []
+    private var alive: [Bool]
+    private var generation: [Int]
+    private var addresses: [NodeAddress]
+    private var linkEnds: [[LinkEnd]]
+    private var edges: [EdgeState] = []
+    private var positions: [Topology.Point]?
+    private var timers: [[UInt64: TimerRecord]]
+    private var queue = EventQueue()
+    private var random: SimRandom
+    private var now: Int64 = 0
+    private var nextToken: UInt64 = 0
+
+    // Per (message, node) bits: message * nodeCount + node.
+    private var received: BitSet
+    private var deliveredBits: BitSet
+    private var intended: BitSet
+    private var injectedAt: [Int64]
+    private var latencies: [Int64] = []
+    private var hops: [Int] = []
+    private var metrics = SimMetrics()
+
+    public init(config: SimConfig, makeNode: @escaping (NodeSpec) -> N) {
+        self.config = config
+        self.makeNode = makeNode
+        let n = config.topology.nodeCount
+        alive = Array(repeating: true, count: n)
+        generation = Array(repeating: 0, count: n)
+        addresses = (0..<n).map(NodeSpec.address(of:))
+        linkEnds = Array(repeating: [], count: n)
+        timers = Array(repeating: [:], count: n)
+        positions = config.topology.positions
+        random = SimRandom(seed: config.seed)
+        let cells = config.workload.messages.count * n
+        received = BitSet(count: cells)
+        deliveredBits = BitSet(count: cells)
+        intended = BitSet(count: cells)
+        injectedAt = Array(repeating: -1, count: config.workload.messages.count)
+        for edge in config.topology.edges {
+            addEdge(edge.a, edge.b, profile: edge.profile)
+        }
+        nodes = (0..<n).map { makeNode(spec(for: $0)) }
+    }
+
+    private func spec(for index: Int) -> NodeSpec {
+        NodeSpec(index: index, address: addresses[index],
+                 seed: SimRandom.derive(config.seed, index, salt: UInt64(generation[index])), generation: generation[index])
+    }
+
+    @discardableResult
+    private func addEdge(_ a: Int, _ b: Int, profile: LinkProfile) -> (Int32, Int32) {
+        let edge = Int32(edges.count)
+        edges.append(EdgeState(profile: profile, latency: profile.latency.simNanoseconds, jitter: profile.jitter.simNanoseconds, present: true))
+        let linkA = Int32(linkEnds[a].count), linkB = Int32(linkEnds[b].count)
+        linkEnds[a].append(LinkEnd(peer: Int32(b), peerLink: linkB, edge: edge))
+        linkEnds[b].append(LinkEnd(peer: Int32(a), peerLink: linkA, edge: edge))
+        return (linkA, linkB)
+    }
+
+    /// Runs to the end time (or until nothing is left to happen) and returns the metrics.
+    public func run() -> SimMetrics {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let n = config.topology.nodeCount
+        for node in 0..<n { queue.schedule(.start(node: Int32(node)), at: 0) }
+        for (index, message) in config.workload.messages.enumerated() {
+            queue.schedule(.inject(message: Int32(index)), at: message.time.nanoseconds)
+        }
+        for (index, step) in config.churn.enumerated() {
+            queue.schedule(.churn(index: Int32(index)), at: step.time.nanoseconds)
+        }
+        let end = config.resolvedEndTime
+        while metrics.eventsProcessed < config.maxEvents, let entry = queue.popFirst() {
+            if entry.time > end { break }
+            now = entry.time
+            metrics.eventsProcessed += 1
+            dispatch(entry.event)
+        }
+        let wall = clock.now - started
+        return finish(wall: Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18)
+    }
+
+    private func dispatch(_ event: SimEvent) {
+        switch event {
+        case .start(let node):
+            let v = Int(node)
+            guard alive[v] else { return }
+            for (link, end) in linkEnds[v].enumerated() where edges[Int(end.edge)].present && alive[Int(end.peer)] {
+                handle(v, .linkUp(LinkID(link), peer: addresses[Int(end.peer)]), kind: .other, tag: .background)
+            }
+        case .receive(let node, let link, let bytes, let tag):
+            let v = Int(node)
+            guard alive[v], edges[Int(linkEnds[v][Int(link)].edge)].present else {
+                metrics.droppedInFlight += 1
+                return
+            }
+            metrics.receptions += 1
+            if tag.message >= 0 {
+                let bit = Int(tag.message) * nodes.count + v
+                if received[bit] { metrics.duplicatesReceived += 1 } else { received[bit] = true }
+            }
+            handle(v, .received(bytes, on: LinkID(Int(link))), kind: tag.message >= 0 ? .received : .other, tag: tag)
+        case .timer(let node, let id, let token):
+            let v = Int(node)
+            guard alive[v], let record = timers[v][id], record.token == token else { return }
+            timers[v][id] = nil
+            handle(v, .timer(TimerID(id)), kind: record.isRelay ? .relayTimer : .other, tag: record.tag)
+        case .inject(let index):
+            inject(Int(index))
+        case .churn(let index):
+            apply(config.churn[Int(index)].action)
+        }
+    }
+
+    private func inject(_ index: Int) {
+        let message = config.workload.messages[index]
+        metrics.messages += 1
+        guard alive[message.origin] else {
+            metrics.messagesNotSent += 1
+            return
+        }
+        injectedAt[index] = now
+        let n = nodes.count
+        if let destination = message.destination {
+            if alive[destination], destination != message.origin {
+                intended[index * n + destination] = true
+                metrics.expectedDeliveries += 1
+            }
+        } else {
+            for v in 0..<n where v != message.origin && alive[v] {
+                intended[index * n + v] = true
+                metrics.expectedDeliveries += 1
+            }
+        }
+        let payload = WorkloadPayload.make(index: index, size: config.workload.payloadSize)
+        let command = UpperTesterCommand.send(payload: payload, to: message.destination.map { addresses[$0] })
+        handle(message.origin, .command(command), kind: .command, tag: CauseTag(message: Int32(index), hops: 0))
+    }
+
+    // MARK: - Carrying out node actions
+
+    private func handle(_ v: Int, _ event: NodeEvent, kind: CauseKind, tag: CauseTag) {
+        let actions = nodes[v].handle(event, at: Instant(nanoseconds: now))
+        metrics.nodeEvents += 1
+        let traced = tag.message >= 0
+        var sent = 0
+        for action in actions {
+            switch action {
+            case .send(let bytes, let link):
+                sent += 1
+                transmit(from: v, bytes, on: link.raw, tag: tag)
+            case .setTimer(let id, let at):
+                nextToken &+= 1
+                let isRelay = traced && kind == .received
+                if let old = timers[v][id.raw], old.isRelay { metrics.relaysCancelled += 1 }
+                if isRelay { metrics.relaysScheduled += 1 }
+                timers[v][id.raw] = TimerRecord(token: nextToken, isRelay: isRelay, tag: tag)
+                queue.schedule(.timer(node: Int32(v), id: id.raw, token: nextToken), at: max(at.nanoseconds, now))
+            case .cancelTimer(let id):
+                if let old = timers[v].removeValue(forKey: id.raw), old.isRelay { metrics.relaysCancelled += 1 }
+            case .deliver(let message):
+                recordDelivery(at: v, message, tag: tag)
+            }
+        }
+        if traced && kind == .received && sent > 0 {
+            metrics.relaysScheduled += 1
+            metrics.relaysImmediate += 1
+            metrics.relaysExecuted += 1
+        }
+        if kind == .relayTimer {
+            if sent > 0 { metrics.relaysExecuted += 1 } else { metrics.relaysSuppressed += 1 }
+        }
+        let state = nodes[v].stateSize.total
+        if state > metrics.peakNodeState { metrics.peakNodeState = state }
+    }
+
+    private func transmit(from v: Int, _ bytes: [UInt8], on link: Int, tag: CauseTag) {
+        metrics.transmissions += 1
+        if tag.message >= 0 { metrics.messageTransmissions += 1 } else { metrics.backgroundTransmissions += 1 }
+        guard link >= 0, link < linkEnds[v].count else {
+            metrics.sendsOnDownLinks += 1
+            return
+        }
+        let end = linkEnds[v][link]
+        let edge = edges[Int(end.edge)]
+        guard edge.present, alive[Int(end.peer)] else {
+            metrics.sendsOnDownLinks += 1
+            return
+        }
+        if bytes.count > edge.profile.mtu {
+            metrics.mtuDrops += 1
+            return
+        }
+        if edge.profile.loss > 0, random.unit() < edge.profile.loss {
+            metrics.lost += 1
+            return
+        }
+        var delay = edge.latency
+        if edge.jitter > 0 { delay += Int64(random.unit() * Double(edge.jitter)) }
+        let next = CauseTag(message: tag.message, hops: tag.hops + 1)
+        queue.schedule(.receive(node: end.peer, link: end.peerLink, bytes: bytes, tag: next), at: now + delay)
+    }
+
+    private func recordDelivery(at v: Int, _ message: AppMessage, tag: CauseTag) {
+        guard let index = WorkloadPayload.index(of: message.payload), index < injectedAt.count, injectedAt[index] >= 0 else {
+            metrics.unknownDeliveries += 1
+            return
+        }
+        let bit = index * nodes.count + v
+        if deliveredBits[bit] {
+            metrics.appDuplicates += 1
+            return
+        }
+        deliveredBits[bit] = true
+        guard intended[bit] else {
+            metrics.misdeliveries += 1
+            return
+        }
+        metrics.delivered += 1
+        latencies.append(now - injectedAt[index])
+        if tag.message == Int32(index) { hops.append(Int(tag.hops)) }
+    }
+
+    // MARK: - Churn
+
+    private func apply(_ action: ChurnEvent.Action) {
+        switch action {
+        case .fail(let v):
+            guard v < nodes.count, alive[v] else { return }
+            alive[v] = false
+            metrics.relaysDroppedByFailure += timers[v].values.filter(\.isRelay).count
+            timers[v].removeAll()
+            for end in linkEnds[v] where edges[Int(end.edge)].present && alive[Int(end.peer)] {
+                handle(Int(end.peer), .linkDown(LinkID(Int(end.peerLink))), kind: .other, tag: .background)
+            }
+        case .join(let v):
+            guard v < nodes.count, !alive[v] else { return }
+            alive[v] = true
+            generation[v] += 1
+            nodes[v] = makeNode(spec(for: v))
+            for end in linkEnds[v] where edges[Int(end.edge)].present && alive[Int(end.peer)] {
+                handle(Int(end.peer), .linkUp(LinkID(Int(end.peerLink)), peer: addresses[v]), kind: .other, tag: .background)
+            }
+            dispatch(.start(node: Int32(v)))
+        case .move(let v, let point):
+            guard v < nodes.count, var positions, let radius = config.topology.radius else { return }
+            positions[v] = point
+            self.positions = positions
+            let r2 = radius * radius
+            var inRange = Set<Int>()
+            for u in 0..<nodes.count where u != v && positions[u].distanceSquared(to: point) <= r2 { inRange.insert(u) }
+            var linked = Set<Int>()
+            for (link, end) in linkEnds[v].enumerated() where edges[Int(end.edge)].present {
+                let u = Int(end.peer)
+                if inRange.contains(u) {
+                    linked.insert(u)
+                    continue
+                }
+                edges[Int(end.edge)].present = false
+                if alive[v] && alive[u] {
+                    handle(v, .linkDown(LinkID(link)), kind: .other, tag: .background)
+                    handle(u, .linkDown(LinkID(Int(end.peerLink))), kind: .other, tag: .background)
+                }
+            }
+            let profile = config.topology.edges.first?.profile ?? .default
+            for u in inRange.sorted() where !linked.contains(u) {
+                let (linkV, linkU) = addEdge(v, u, profile: profile)
+                if alive[v] && alive[u] {
+                    handle(v, .linkUp(LinkID(Int(linkV)), peer: addresses[u]), kind: .other, tag: .background)
+                    handle(u, .linkUp(LinkID(Int(linkU)), peer: addresses[v]), kind: .other, tag: .background)
+                }
+            }
+        }
+    }
+
+    // MARK: - Results
+
+    private func finish(wall: Double) -> SimMetrics {
+        var m = metrics
+        m.label = config.label
+        m.nodes = config.topology.nodeCount
+        m.edges = edges.filter(\.present).count
+        m.averageDegree = m.nodes == 0 ? 0 : Double(2 * m.edges) / Double(m.nodes)
+        m.seed = config.seed
+        m.deliveryRatio = m.expectedDeliveries == 0 ? 0 : Double(m.delivered) / Double(m.expectedDeliveries)
+        let sentMessages = m.messages - m.messagesNotSent
+        m.transmissionsPerMessage = sentMessages == 0 ? 0 : Double(m.messageTransmissions) / Double(sentMessages)
+        m.relaysPending = timers.reduce(0) { $0 + $1.values.filter(\.isRelay).count }
+        m.relayExecutionRatio = m.relaysScheduled == 0 ? 1 : Double(m.relaysExecuted) / Double(m.relaysScheduled)
+        let sortedLatency = latencies.sorted()
+        m.latencyP50Ms = percentile(sortedLatency, 0.50).map { Double($0) / 1e6 }
+        m.latencyP99Ms = percentile(sortedLatency, 0.99).map { Double($0) / 1e6 }
+        let sortedHops = hops.sorted()
+        m.hopsP50 = percentile(sortedHops, 0.50)
+        m.hopsMax = sortedHops.last
+        m.hopsMean = hops.isEmpty ? nil : Double(hops.reduce(0, +)) / Double(hops.count)
+        m.virtualSeconds = Double(now) / 1e9
+        m.wallSeconds = wall
+        m.eventsPerSecond = wall > 0 ? Double(m.eventsProcessed) / wall : nil
+        return m
+    }
+}
+
+extension Simulator where N == Node {
+    /// Runs reference nodes of `dialect` with the given relay policy at every vertex.
+    public convenience init(config: SimConfig, dialect: DialectName, policy: RelayPolicyKind = .dialect,
+                            faults: Set<Fault> = [], dialectSettings: [String: String] = [:]) {
+        self.init(config: config) { spec in
+            Node(dialect: dialect,
+                 config: NodeConfig(address: spec.address, relayPolicy: policy, faults: faults, dialectSettings: dialectSettings),
+                 seed: spec.seed)
+        }
+    }
+}
+
+/// Fixed-size bit array for the per (message, node) flags.
+struct BitSet {
+    private var words: [UInt64]
+    init(count: Int) { words = Array(repeating: 0, count: (count + 63) / 64) }
+    subscript(index: Int) -> Bool {
+        get { words[index >> 6] & (1 << UInt64(index & 63)) != 0 }
+        set {
+            if newValue { words[index >> 6] |= 1 << UInt64(index & 63) } else { words[index >> 6] &= ~(1 << UInt64(index & 63)) }
+        }
+    }
+}

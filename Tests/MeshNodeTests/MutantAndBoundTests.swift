@@ -1,0 +1,113 @@
+import Foundation
+import MeshWire
+import Testing
+@testable import MeshNode
+
+/// Every mutant differs from the reference on a scenario touching its rule; same seed, same
+/// actions; state stays bounded under a flood of distinct messages.
+@Suite struct MutantAndBoundTests {
+    /// Exercises relay, dedup, TTL, split horizon, acks and robustness for one dialect.
+    static func scenario(_ dialect: DialectName, faults: Set<Fault> = [], seed: UInt64 = 1) -> [Harness.Output] {
+        switch dialect {
+        case .relay:
+            var h = RelayNodeTests.node(faults: faults, seed: seed)
+            let me = RelayNodeTests.me, o = RelayNodeTests.origin, other = RelayNodeTests.other
+            h.feed(.received(RelayNodeTests.frame(from: o, to: other, ttl: 8, seq: 1), on: LinkID(1)))
+            h.feed(.received(RelayNodeTests.frame(from: o, to: other, ttl: 8, seq: 1), on: LinkID(2)), after: .milliseconds(200))
+            h.feed(.received(RelayNodeTests.frame(from: o, to: other, ttl: 1, seq: 2), on: LinkID(1)), after: .milliseconds(200))
+            h.feed(.received(RelayNodeTests.frame(from: o, to: me, ttl: 8, seq: 3), on: LinkID(1)), after: .milliseconds(200))
+            h.feed(.received(RelayNodeTests.frame(from: o, to: me, ttl: 8, seq: 3), on: LinkID(2)), after: .milliseconds(200))
+            h.feed(.received([0x46, 0x00], on: LinkID(1)), after: .milliseconds(200))
+            h.feed(.received(RelayNodeTests.frame(from: o, to: other, ttl: 8, seq: 4), on: LinkID(1)), after: .milliseconds(200))
+            h.advance(.seconds(1))
+            return h.outputs
+        case .blemesh:
+            typealias T = BLEMeshNodeTests
+            var h = T.node(faults: faults, seed: seed)
+            let broadcast = T.envelope(id: 1, from: T.x, to: nil, ttl: 3, hopPath: [T.x, T.b, T.a])
+            _ = T.feed(&h, broadcast, on: 1)
+            h.advance(.milliseconds(200))
+            _ = T.feed(&h, broadcast, on: 2)
+            _ = T.feed(&h, T.envelope(id: 2, from: T.x, to: nil, ttl: 1, hopPath: [T.x]), on: 1)
+            let direct = T.envelope(id: 3, from: T.x, to: T.me, ttl: 3, hopPath: [T.x, T.a])
+            _ = T.feed(&h, direct, on: 1)
+            _ = T.feed(&h, direct, on: 2)
+            h.advance(.milliseconds(200))
+            h.feed(.received(Array("{\"messageID\"".utf8), on: LinkID(1)))
+            _ = T.feed(&h, T.envelope(id: 4, from: T.x, to: nil, ttl: 3, hopPath: [T.x]), on: 1)
+            h.advance(.seconds(1))
+            return h.outputs
+        }
+    }
+
+    static let applicable: [(DialectName, Fault)] = DialectName.allCases.flatMap { d in
+        Fault.allCases.filter { d == .blemesh || $0 != .ignoreHopPath }.map { (d, $0) }
+    }
+
+    @Test(arguments: applicable)
+    func mutantDiffersFromReference(_ dialect: DialectName, _ fault: Fault) {
+        let reference = Self.scenario(dialect)
+        let mutant = Self.scenario(dialect, faults: [fault])
+        #expect(reference != mutant, "\(fault.rawValue) behaves like the reference on \(dialect)")
+    }
+
+    @Test(arguments: DialectName.allCases)
+    func sameSeedSameActions(_ dialect: DialectName) {
+        #expect(Self.scenario(dialect, seed: 7) == Self.scenario(dialect, seed: 7))
+        #expect(Self.scenario(dialect, seed: 7) != Self.scenario(dialect, seed: 8))   // jitter draws differ
+    }
+
+    @Test func dedupCacheEvictsOldestAndExpires() {
+        var cache = DedupCache<Int, Void>(capacity: 3, retention: .seconds(300))
+        for k in 1...4 {
+            let fresh = cache.insert(k, at: .zero)
+            #expect(fresh)
+        }
+        #expect(!cache.contains(1, at: .zero) && cache.contains(4, at: .zero))
+        let again = cache.insert(4, at: .seconds(10))
+        #expect(!again)
+        let later = cache.insert(4, at: .seconds(301))
+        #expect(later)   // forgotten after the retention window
+        #expect(cache.footprint <= 3)
+    }
+
+    /// RELAY-R3 / BLEMESH-R4/R5 bounds: debug builds are slow, so 100,000 messages per dialect
+    /// (release-mode speed is not available under swift test); the bound never moves.
+    @Test func relayStateStaysBoundedUnderFlood() {
+        var node = Node(dialect: .relay, config: NodeConfig(address: RelayNodeTests.me), seed: 1)
+        for l in 1...3 { _ = node.handle(.linkUp(LinkID(l), peer: nil), at: .zero) }
+        let origin = RelayNodeTests.origin.uuid!, dest = RelayNodeTests.other.uuid!
+        let body = [UInt8](repeating: 0, count: 28)
+        var peak = 0
+        for i in 0..<100_000 {
+            let packet = RelayPacket.frame(FrameHeader(origin: origin, dest: dest, ttl: 8, seq: UInt64(i)), body: body).encoded()
+            _ = node.handle(.received(packet, on: LinkID(1 + i % 3)), at: .milliseconds(Int64(i)))
+            peak = max(peak, node.stateSize.total)
+        }
+        #expect(peak < 20_000)
+    }
+
+    @Test func blemeshStateStaysBoundedUnderFlood() {
+        var node = Node(dialect: .blemesh, config: NodeConfig(address: BLEMeshNodeTests.me), seed: 1)
+        for l in 1...3 { _ = node.handle(.linkUp(LinkID(l), peer: nil), at: .zero) }
+        var peak = 0
+        var rng = SeededRandom(seed: 3)
+        for i in 0..<30_000 {
+            // Alternate complete one-chunk envelopes with first chunks of never-finished ones.
+            let chunk: [UInt8]
+            if i % 2 == 0 {
+                let e = BLEMeshNodeTests.envelope(from: BLEMeshNodeTests.x, to: nil, ttl: 3, hopPath: [BLEMeshNodeTests.x], seq: UInt64(i))
+                var c = Chunker.chunks(of: e)[0]
+                c.messageID = rng.uuid()
+                var copy = e
+                copy.id = c.messageID
+                chunk = Chunker.chunks(of: copy)[0].encoded()
+            } else {
+                chunk = MessageChunk(messageID: rng.uuid(), chunkIndex: 0, totalChunks: 5, flags: .first, payload: [1, 2, 3]).encoded()
+            }
+            _ = node.handle(.received(chunk, on: LinkID(1 + i % 3)), at: .milliseconds(Int64(i)))
+            peak = max(peak, node.stateSize.total)
+        }
+        #expect(peak < 20_000)
+    }
+}

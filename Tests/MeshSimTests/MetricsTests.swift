@@ -1,0 +1,94 @@
+import MeshNode
+import Testing
+@testable import MeshSim
+
+/// Tiny topologies where every number can be worked out by hand (links: 10 ms, no jitter).
+@Suite struct MetricsTests {
+    @Test func lineOfThreeImmediateFlood() {
+        // 0 -> 1 at 1.000 s (arrives 1.010), 1 delivers and relays to 2 (arrives 1.020);
+        // 2 delivers and has no other link, so it sends nothing.
+        let m = probeRun(.line(3, profile: exactLink), messages: [broadcast(from: 0)])
+        #expect(m.messages == 1)
+        #expect(m.expectedDeliveries == 2)
+        #expect(m.delivered == 2)
+        #expect(m.deliveryRatio == 1)
+        #expect(m.transmissions == 2)
+        #expect(m.messageTransmissions == 2)
+        #expect(m.backgroundTransmissions == 0)
+        #expect(m.transmissionsPerMessage == 2)
+        #expect(m.receptions == 2)
+        #expect(m.duplicatesReceived == 0)
+        #expect(m.relaysScheduled == 1)
+        #expect(m.relaysImmediate == 1)
+        #expect(m.relaysExecuted == 1)
+        #expect(m.relaysCancelled == 0)
+        #expect(m.latencyP50Ms == 10)
+        #expect(m.latencyP99Ms == 20)
+        #expect(m.hopsP50 == 1)
+        #expect(m.hopsMax == 2)
+        #expect(m.hopsMean == 1.5)
+        #expect(m.peakNodeState == 1)
+        // 3 starts + 1 injection + 2 receptions; handle() calls: linkUp 1 + 2 + 1, command, 2 receptions.
+        #expect(m.eventsProcessed == 6)
+        #expect(m.nodeEvents == 7)
+        #expect(m.misdeliveries == 0 && m.appDuplicates == 0 && m.unknownDeliveries == 0)
+    }
+
+    @Test func triangleImmediateFloodCountsDuplicates() {
+        // 0 sends to 1 and 2; each relays to the other; each then hears the other's copy again.
+        let m = probeRun(.ring(3, profile: exactLink), messages: [broadcast(from: 0)])
+        #expect(m.delivered == 2)
+        #expect(m.transmissions == 4)
+        #expect(m.receptions == 4)
+        #expect(m.duplicatesReceived == 2)
+        #expect(m.relaysScheduled == 2 && m.relaysExecuted == 2)
+        #expect(m.hopsMax == 1)
+    }
+
+    @Test func triangleWithJitterCountsCancellation() {
+        // Node 1 relays 5 ms after hearing (t 1.010 -> fires 1.015, copy reaches 2 at 1.025);
+        // node 2 would relay 30 ms after hearing (1.040) but hears 1's copy at 1.025 and cancels.
+        let delays: [Int: Duration] = [1: .milliseconds(5), 2: .milliseconds(30)]
+        let m = probeRun(.ring(3, profile: exactLink), messages: [broadcast(from: 0)], relayDelay: { delays[$0] })
+        #expect(m.relaysScheduled == 2)
+        #expect(m.relaysImmediate == 0)
+        #expect(m.relaysExecuted == 1)
+        #expect(m.relaysCancelled == 1)
+        #expect(m.relaysPending == 0)
+        #expect(m.relayExecutionRatio == 0.5)
+        #expect(m.transmissions == 3)
+        #expect(m.receptions == 3)
+        #expect(m.duplicatesReceived == 1)
+        #expect(m.delivered == 2)
+        #expect(m.latencyP50Ms == 10 && m.latencyP99Ms == 10)
+    }
+
+    @Test func relayAccountingAddsUp() {
+        let mesh = Topology.geometric(60, radius: 0.25, seed: 5, profile: LinkProfile(loss: 0.2))
+        let messages = (0..<10).map { broadcast(from: $0 * 5, at: 1 + Double($0) * 0.05) }
+        let m = probeRun(mesh, messages: messages, seed: 9, relayDelay: { _ in .milliseconds(20) })
+        #expect(m.relaysScheduled > 0)
+        #expect(m.relaysScheduled == m.relaysExecuted + m.relaysCancelled + m.relaysSuppressed + m.relaysDroppedByFailure + m.relaysPending)
+        #expect(m.receptions + m.lost + m.mtuDrops + m.sendsOnDownLinks + m.droppedInFlight == m.transmissions)
+    }
+
+    @Test func percentilesAreNearestRank() {
+        #expect(percentile([1, 2, 3, 4], 0.5) == 2)
+        #expect(percentile([1, 2, 3, 4], 0.99) == 4)
+        #expect(percentile([7], 0.5) == 7)
+        #expect(percentile([Int](), 0.5) == nil)
+    }
+
+    @Test func workloadPayloadRoundTrips() {
+        let payload = WorkloadPayload.make(index: 70_000, size: 40)
+        #expect(payload.count == 40)
+        #expect(WorkloadPayload.index(of: payload) == 70_000)
+        #expect(WorkloadPayload.index(of: Array("hello, world".utf8)) == nil)
+    }
+
+    @Test func unicastWorkloadNeverTargetsTheOrigin() {
+        let workload = Workload.random(count: 500, nodes: 7, mode: .unicast, seed: 4)
+        #expect(workload.messages.allSatisfy { $0.destination != nil && $0.destination != $0.origin })
+        #expect(Set(workload.messages.map(\.origin)).count == 7)
+    }
+}
