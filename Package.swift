@@ -29,8 +29,8 @@ let package = Package(
             "MeshWire", "MeshVectors", "MeshSim",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "MeshWireTests", dependencies: ["MeshWire", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "MeshVectorsTests", dependencies: ["MeshVectors", "MeshWire"]),
+        .testTarget(name: "MeshWireTests", dependencies: ["MeshWire", "MeshNode", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "MeshVectorsTests", dependencies: ["MeshVectors", "MeshWire", "MeshNode"]),
         .testTarget(name: "MeshNodeTests", dependencies: ["MeshNode", "MeshWire"]),
         .testTarget(name: "MeshSimTests", dependencies: ["MeshSim", "MeshNode"]),
     ]

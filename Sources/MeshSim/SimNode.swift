@@ -24,8 +24,8 @@ extension NodeSpec {
     /// A stable 16-byte address for node `index` (the same in every run), so addresses can be
     /// UUIDs for the UUID-based dialects and mapped back to node numbers.
     public static func address(of index: Int) -> NodeAddress {
-        var state = UInt64(truncatingIfNeeded: index) &+ 0x4D45_5348_5349_4D00
-        let high = SimRandom.splitMix(&state), low = SimRandom.splitMix(&state)
+        var mixer = SeededRandom(seed: UInt64(truncatingIfNeeded: index) &+ 0x4D45_5348_5349_4D00)
+        let high = mixer.next(), low = mixer.next()
         var bytes: [UInt8] = []
         for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: high >> UInt64(shift))) }
         for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: low >> UInt64(shift))) }

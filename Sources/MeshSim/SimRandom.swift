@@ -1,3 +1,5 @@
+import MeshNode
+
 /// The simulator's one source of randomness: xoshiro256** seeded through SplitMix64, so a run
 /// is reproducible from a single `UInt64` on every platform (the standard library's generator
 /// is neither seedable nor stable across releases).
@@ -5,11 +7,11 @@ public struct SimRandom: RandomNumberGenerator, Sendable {
     private var s0: UInt64, s1: UInt64, s2: UInt64, s3: UInt64
 
     public init(seed: UInt64) {
-        var mixer = seed
-        s0 = SimRandom.splitMix(&mixer)
-        s1 = SimRandom.splitMix(&mixer)
-        s2 = SimRandom.splitMix(&mixer)
-        s3 = SimRandom.splitMix(&mixer)
+        var mixer = SeededRandom(seed: seed)
+        s0 = mixer.next()
+        s1 = mixer.next()
+        s2 = mixer.next()
+        s3 = mixer.next()
     }
 
     public mutating func next() -> UInt64 {
@@ -30,15 +32,7 @@ public struct SimRandom: RandomNumberGenerator, Sendable {
     /// A seed for one node, independent of the order in which nodes draw from the simulator's
     /// generator: node `i` gets the same seed whatever the topology or workload.
     public static func derive(_ seed: UInt64, _ index: Int, salt: UInt64 = 0) -> UInt64 {
-        var x = seed ^ (UInt64(truncatingIfNeeded: index) &* 0x9E37_79B9_7F4A_7C15) ^ (salt &* 0xD1B5_4A32_D192_ED03)
-        return splitMix(&x)
-    }
-
-    static func splitMix(_ state: inout UInt64) -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        var mixer = SeededRandom(seed: seed ^ (UInt64(truncatingIfNeeded: index) &* 0x9E37_79B9_7F4A_7C15) ^ (salt &* 0xD1B5_4A32_D192_ED03))
+        return mixer.next()
     }
 }

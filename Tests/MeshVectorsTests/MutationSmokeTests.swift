@@ -1,3 +1,4 @@
+import MeshNode
 import MeshVectors
 import MeshWire
 import Testing
@@ -43,14 +44,14 @@ struct MutationSmokeTests {
 /// Generic and JSON-aware byte mutations (the real fuzzer will live in MeshFuzz).
 struct Mutator {
     let seeds: [[UInt8]]
-    var rng: SplitMix64
+    var rng: SeededRandom
     static let interesting: [UInt8] = [0x00, 0x01, 0x7f, 0x80, 0xff, 0x22, 0x7b, 0x7d, 0x5b, 0x5d, 0x2c, 0x3a, 0x2d, 0x30, 0x39, 0x5c, 0x2e, 0x65]
     static let tokens: [[UInt8]] = ["0", "-1", "255", "256", "1.5", "8.0", "1e999", "18446744073709551616", "null", "true", "\"\"",
                                     "[]", "{}", "\"A\"", "\\u0000", "\"QQ==\"", "\"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\""].map { Array($0.utf8) }
 
     init(seeds: [[UInt8]], seed: UInt64) {
         self.seeds = seeds
-        rng = SplitMix64(seed: seed)
+        rng = SeededRandom(seed: seed)
     }
 
     mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(rng.next() % UInt64(n)) }

@@ -1,3 +1,4 @@
+import MeshNode
 import Foundation
 import Testing
 @testable import MeshWire
@@ -109,12 +110,12 @@ struct BLEMeshCodecTests {
         return Array(try e.encode(value))
     }
 
-    static func uuid(_ rng: inout SplitMix64) -> UUID {
+    static func uuid(_ rng: inout SeededRandom) -> UUID {
         let a = rng.next(), b = rng.next()
         return withUnsafeBytes(of: (a, b)) { raw in UUID(uuid: raw.load(as: uuid_t.self)) }
     }
 
-    static func bytes(_ count: Int, _ rng: inout SplitMix64) -> [UInt8] {
+    static func bytes(_ count: Int, _ rng: inout SeededRandom) -> [UInt8] {
         (0..<count).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
     }
 
@@ -137,7 +138,7 @@ struct BLEMeshCodecTests {
     // MARK: MessageChunk
 
     @Test func chunkRoundTripsAndKeepsReservedFlags() throws {
-        var rng = SplitMix64(seed: 10)
+        var rng = SeededRandom(seed: 10)
         for i in 0..<500 {
             let total = Int(rng.next() % 1024) + 1
             let chunk = MessageChunk(
@@ -200,7 +201,7 @@ struct BLEMeshCodecTests {
 
     // MARK: MessageEnvelope
 
-    static func envelope(_ rng: inout SplitMix64, optionals: Bool) -> MessageEnvelope {
+    static func envelope(_ rng: inout SeededRandom, optionals: Bool) -> MessageEnvelope {
         MessageEnvelope(
             id: uuid(&rng), originID: uuid(&rng), originName: names[Int(rng.next() % UInt64(names.count))],
             destinationID: optionals ? uuid(&rng) : nil, conversationID: optionals ? uuid(&rng) : nil,
@@ -211,7 +212,7 @@ struct BLEMeshCodecTests {
     }
 
     @Test func envelopeRoundTrips() throws {
-        var rng = SplitMix64(seed: 20)
+        var rng = SeededRandom(seed: 20)
         for i in 0..<400 {
             let e = Self.envelope(&rng, optionals: i % 2 == 0)
             #expect(try MessageEnvelope(decoding: e.encoded()) == e)
@@ -289,7 +290,7 @@ struct BLEMeshCodecTests {
 
     // MARK: control messages
 
-    static func controlMessages(_ rng: inout SplitMix64) -> [ControlMessage] {
+    static func controlMessages(_ rng: inout SeededRandom) -> [ControlMessage] {
         let t = timestamps[Int(rng.next() % UInt64(timestamps.count))]
         let name = names[Int(rng.next() % UInt64(names.count))]
         let path = (0..<Int(rng.next() % 4)).map { _ in uuid(&rng) }
@@ -308,7 +309,7 @@ struct BLEMeshCodecTests {
     }
 
     @Test func controlMessagesRoundTrip() throws {
-        var rng = SplitMix64(seed: 30)
+        var rng = SeededRandom(seed: 30)
         for _ in 0..<100 {
             for m in Self.controlMessages(&rng) {
                 #expect(try ControlMessage(decoding: m.encoded()) == m)
@@ -372,7 +373,7 @@ struct BLEMeshCodecTests {
     // MARK: differential against Foundation
 
     @Test func chunkIsByteIdenticalToFoundation() throws {
-        var rng = SplitMix64(seed: 40)
+        var rng = SeededRandom(seed: 40)
         for _ in 0..<500 {
             let total = Int(rng.next() % 1024) + 1
             let app = AppMessageChunk(
@@ -390,7 +391,7 @@ struct BLEMeshCodecTests {
     }
 
     @Test func envelopeIsByteIdenticalToFoundation() throws {
-        var rng = SplitMix64(seed: 41)
+        var rng = SeededRandom(seed: 41)
         for i in 0..<400 {
             let e = Self.envelope(&rng, optionals: i % 3 == 0)
             let app = AppMessageEnvelope(
@@ -412,7 +413,7 @@ struct BLEMeshCodecTests {
     }
 
     @Test func controlMessagesAreByteIdenticalToFoundation() throws {
-        var rng = SplitMix64(seed: 42)
+        var rng = SeededRandom(seed: 42)
         for _ in 0..<100 {
             for m in Self.controlMessages(&rng) {
                 for sorted in [true, false] {
@@ -456,7 +457,7 @@ struct BLEMeshCodecTests {
     // MARK: Chunker
 
     @Test func chunkerSlicesLikeTheApp() throws {
-        var rng = SplitMix64(seed: 50)
+        var rng = SeededRandom(seed: 50)
         #expect(Chunker.payloadPerChunk == 162)
         #expect(Chunker.chunks(messageID: Self.id, data: []).isEmpty)
         for (size, expectedTotal) in [(1, 1), (161, 1), (162, 1), (163, 2), (324, 2), (325, 3), (1000, 7)] {
@@ -499,7 +500,7 @@ struct BLEMeshCodecTests {
     // MARK: ChunkAssembler
 
     static func message(_ size: Int, seed: UInt64) -> (UUID, [UInt8], [MessageChunk]) {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededRandom(seed: seed)
         let id = uuid(&rng)
         let data = bytes(size, &rng)
         return (id, data, Chunker.chunks(messageID: id, data: data))
@@ -513,7 +514,7 @@ struct BLEMeshCodecTests {
     func assemblesInAnyOrder(_ order: String) {
         for seed in UInt64(0)..<20 {
             let (id, data, chunks) = Self.message(162 * 9 + Int(seed), seed: seed)
-            var rng = SplitMix64(seed: seed)
+            var rng = SeededRandom(seed: seed)
             let arranged = switch order {
             case "reversed": Array(chunks.reversed())
             case "shuffled": chunks.shuffled(using: &rng)
@@ -629,7 +630,7 @@ struct BLEMeshCodecTests {
 
     @Test func aFloodOfMessageIDsStaysBounded() {
         var a = ChunkAssembler()
-        var rng = SplitMix64(seed: 9)
+        var rng = SeededRandom(seed: 9)
         var peak = 0, unexpected = 0
         for i in 0..<100_000 {
             let chunk = MessageChunk(messageID: Self.uuid(&rng), chunkIndex: 0, totalChunks: 1024, flags: .first,
@@ -645,7 +646,7 @@ struct BLEMeshCodecTests {
 
     /// Mutated encodings never trap, and whatever decodes re-encodes to the same value.
     @Test func mutatedInputNeverTraps() throws {
-        var rng = SplitMix64(seed: 60)
+        var rng = SeededRandom(seed: 60)
         var seeds: [(FormatID, [UInt8])] = []
         for m in Self.controlMessages(&rng) {
             seeds.append((ControlMessage.formatID, m.encoded()))

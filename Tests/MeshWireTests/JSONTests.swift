@@ -1,3 +1,4 @@
+import MeshNode
 import Foundation
 import Testing
 @testable import MeshWire
@@ -67,7 +68,7 @@ struct JSONTests {
     @Test func writerMatchesFoundationJSONEncoder() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        var rng = SplitMix64(seed: 7)
+        var rng = SeededRandom(seed: 7)
         let alphabet: [Character] = ["a", "/", "\\", "\"", "\u{0}", "\u{1f}", "\n", "\t", "\u{8}", "\u{c}", "\r", "é", "😀", "\u{7f}", "\u{2028}", " "]
         for i in 0..<2_000 {
             let double = i % 3 == 0 ? Double(rng.next() % 2_000_000_000) : Double(bitPattern: rng.next())
@@ -90,7 +91,7 @@ struct JSONTests {
     @Test func iso8601MatchesFoundation() throws {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
-        var rng = SplitMix64(seed: 11)
+        var rng = SeededRandom(seed: 11)
         for _ in 0..<2_000 {
             let seconds = Int64(rng.next() % 8_000_000_000) - 2_000_000_000
             let foundation = String(decoding: try encoder.encode([Date(timeIntervalSince1970: Double(seconds))]), as: UTF8.self)

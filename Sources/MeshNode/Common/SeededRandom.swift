@@ -1,13 +1,14 @@
 import Foundation
 
-/// The node's only source of randomness (SplitMix64): jitter, nonces, fan-out choices, ids.
-/// Seeded per node, so the same seed and the same events give the same actions.
-struct SeededRandom: RandomNumberGenerator {
+/// The project's seedable generator (SplitMix64): a node's only source of randomness (jitter,
+/// nonces, fan-out choices, ids), the simulator's seeding, and every randomised test. Seeded
+/// per node, so the same seed and the same events give the same actions.
+public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
