@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "MeshVectors", targets: ["MeshVectors"]),
         .library(name: "MeshNode", targets: ["MeshNode"]),
         .library(name: "MeshSim", targets: ["MeshSim"]),
+        .library(name: "Conformance", targets: ["Conformance"]),
         .executable(name: "meshconform", targets: ["meshconform"]),
     ],
     dependencies: [
@@ -23,15 +24,18 @@ let package = Package(
         .target(name: "MeshNode", dependencies: ["MeshWire", .product(name: "DequeModule", package: "swift-collections")]),
         // Discrete-event simulator of many MeshNodes on a virtual clock.
         .target(name: "MeshSim", dependencies: ["MeshNode"]),
+        // Check catalog, runner, verdicts, DUT drivers (virtual, process) and reports.
+        .target(name: "Conformance", dependencies: ["MeshNode", "MeshWire"]),
         // Golden-vector files: loading, and checking them against a decoder (ours or an external one).
         .target(name: "MeshVectors", dependencies: ["MeshWire"]),
         .executableTarget(name: "meshconform", dependencies: [
-            "MeshWire", "MeshVectors", "MeshSim",
+            "MeshWire", "MeshVectors", "MeshSim", "Conformance",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "MeshWireTests", dependencies: ["MeshWire", "MeshNode", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "MeshVectorsTests", dependencies: ["MeshVectors", "MeshWire", "MeshNode"]),
         .testTarget(name: "MeshNodeTests", dependencies: ["MeshNode", "MeshWire"]),
         .testTarget(name: "MeshSimTests", dependencies: ["MeshSim", "MeshNode"]),
+        .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "MeshNode", "MeshWire"]),
     ]
 )

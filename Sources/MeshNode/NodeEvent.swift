@@ -91,4 +91,9 @@ public enum NodeAction: Hashable, Sendable {
     case setTimer(TimerID, at: Instant)
     case cancelTimer(TimerID)
     case deliver(AppMessage)
+    /// The node drops this link (RELAY-R11: no more than its neighbour limit).
+    case disconnect(LinkID)
+    /// A message this node originated was acknowledged by its destination (the app's
+    /// "delivered" tick): `messageID` as in `AppMessage.messageID`.
+    case acknowledged(messageID: String)
 }

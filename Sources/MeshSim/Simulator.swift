@@ -193,6 +193,10 @@ public final class Simulator<N: SimNode> {
                 if let old = timers[v].removeValue(forKey: id.raw), old.isRelay { metrics.relaysCancelled += 1 }
             case .deliver(let message):
                 recordDelivery(at: v, message, tag: tag)
+            case .disconnect, .acknowledged:
+                // The simulated topology is fixed by the run's churn plan, and acks are
+                // counted from the packets themselves.
+                break
             }
         }
         if traced && kind == .received && sent > 0 {

@@ -6,7 +6,8 @@ struct MeshConform: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "meshconform",
         abstract: "Conformance suite and protocol fuzzer for BLE mesh messaging apps.",
-        subcommands: [VectorsCommand.self, DecodeCommand.self, EncodeCommand.self, SimCommand.self])
+        subcommands: [RunCommand.self, ListCommand.self, VectorsCommand.self, DecodeCommand.self, EncodeCommand.self, SimCommand.self],
+        defaultSubcommand: RunCommand.self)
 
     /// Exit status contract (DESIGN.md section 5): 0 all passed, 1 a check failed,
     /// 2 usage or environment error, with a message that says how to fix it.

@@ -61,6 +61,7 @@ struct Harness {
             case .deliver(let message): outputs.append(.deliver(message, now))
             case .setTimer(let id, let at): timers[id] = at
             case .cancelTimer(let id): timers[id] = nil
+            case .disconnect, .acknowledged: break
             }
         }
     }

@@ -1,0 +1,5 @@
+/// Every check meshconform knows, in the order they run. docs/checks.md is generated from
+/// this list (`meshconform list --markdown`), so the page cannot drift from the code.
+public enum Catalog {
+    public static let all: [Check] = RLY.checks + DDP.checks
+}

@@ -1,0 +1,132 @@
+import Foundation
+import MeshNode
+
+/// What the DUT declares it supports, loaded from `--capabilities FILE` (JSON, docs/checks.md
+/// says every key). A check that needs a feature the DUT does not declare is NA, not FAIL.
+public struct Capabilities: Codable, Sendable, Equatable {
+    public var dialect: DialectName
+    /// Relays messages addressed to others.
+    public var relay: Bool
+    /// Sends acks for messages addressed to it.
+    public var acks: Bool
+    /// Sends beacons (dialects that have them).
+    public var beacons: Bool
+    /// Takes part in route discovery (blemesh RREQ / RREP / RERR / ANNOUNCE).
+    public var routing: Bool
+    /// Reports app deliveries and accepts "send" commands from the tester (stdio `deliver` /
+    /// `send` frames, or the built-in node). Without it, checks that look at the app are NA.
+    public var upperTester: Bool
+    /// Links the DUT accepts at once; checks needing more are NA.
+    public var maxLinks: Int
+    /// The DUT's own mesh id when it cannot take the one the tester assigns (see
+    /// docs/stdio-dut.md): a UUID string.
+    public var address: String?
+    /// relay: the DUT's X25519 public key (hex) when it keeps its own key.
+    public var publicKey: String?
+    /// Entries the DUT's de-duplication cache holds, if it is smaller than the page's minimum
+    /// the DDP capacity check fails; if it is larger the check still uses the page's minimum.
+    public var dedupCapacity: Int?
+    /// Added to every timing window of the dialect page (milliseconds), for transports that add
+    /// latency (process pipes, radios). Widening is recorded in the report.
+    public var timingSlackMs: Int
+    /// The longest a single check may run, in seconds of the session's clock. A check that
+    /// needs longer waits (retention windows) is INCONC with the reason.
+    public var checkBudgetSeconds: Double
+
+    public init(dialect: DialectName, relay: Bool = true, acks: Bool = true, beacons: Bool = true, routing: Bool = true,
+                upperTester: Bool = false, maxLinks: Int = 7, address: String? = nil, publicKey: String? = nil,
+                dedupCapacity: Int? = nil, timingSlackMs: Int = 0, checkBudgetSeconds: Double = 30) {
+        self.dialect = dialect
+        self.relay = relay
+        self.acks = acks
+        self.beacons = beacons
+        self.routing = routing
+        self.upperTester = upperTester
+        self.maxLinks = maxLinks
+        self.address = address
+        self.publicKey = publicKey
+        self.dedupCapacity = dedupCapacity
+        self.timingSlackMs = timingSlackMs
+        self.checkBudgetSeconds = checkBudgetSeconds
+    }
+
+    /// What the built-in reference node supports: everything its dialect has, on a virtual
+    /// clock, so no check is ever out of budget.
+    public static func referenceNode(_ dialect: DialectName) -> Capabilities {
+        Capabilities(dialect: dialect, beacons: dialect == .relay, routing: dialect == .blemesh,
+                     upperTester: true, checkBudgetSeconds: 3600)
+    }
+
+    public func has(_ need: Capability) -> Bool {
+        switch need {
+        case .relay: relay
+        case .acks: acks
+        case .beacons: beacons
+        case .routing: routing
+        case .upperTester: upperTester
+        case .links(let n): maxLinks >= n
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case dialect, relay, acks, beacons, routing, upperTester, maxLinks, address, publicKey, dedupCapacity, timingSlackMs, checkBudgetSeconds
+    }
+
+    /// Absent keys take the defaults above, so a file only says what differs.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let dialectName = try c.decode(String.self, forKey: .dialect)
+        guard let dialect = DialectName(rawValue: dialectName) else {
+            throw DecodingError.dataCorruptedError(forKey: .dialect, in: c, debugDescription: "unknown dialect \"\(dialectName)\" (known: \(DialectName.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        self.init(dialect: dialect)
+        relay = try c.decodeIfPresent(Bool.self, forKey: .relay) ?? relay
+        acks = try c.decodeIfPresent(Bool.self, forKey: .acks) ?? acks
+        beacons = try c.decodeIfPresent(Bool.self, forKey: .beacons) ?? (dialect == .relay)
+        routing = try c.decodeIfPresent(Bool.self, forKey: .routing) ?? (dialect == .blemesh)
+        upperTester = try c.decodeIfPresent(Bool.self, forKey: .upperTester) ?? upperTester
+        maxLinks = try c.decodeIfPresent(Int.self, forKey: .maxLinks) ?? maxLinks
+        address = try c.decodeIfPresent(String.self, forKey: .address)
+        publicKey = try c.decodeIfPresent(String.self, forKey: .publicKey)
+        dedupCapacity = try c.decodeIfPresent(Int.self, forKey: .dedupCapacity)
+        timingSlackMs = try c.decodeIfPresent(Int.self, forKey: .timingSlackMs) ?? timingSlackMs
+        checkBudgetSeconds = try c.decodeIfPresent(Double.self, forKey: .checkBudgetSeconds) ?? checkBudgetSeconds
+        if let address, UUID(uuidString: address) == nil {
+            throw DecodingError.dataCorruptedError(forKey: .address, in: c, debugDescription: "address must be a UUID string")
+        }
+    }
+
+    public static func load(_ path: String) throws -> Capabilities {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return try JSONDecoder().decode(Capabilities.self, from: data)
+    }
+}
+
+/// A feature a check needs from the DUT.
+public enum Capability: Hashable, Sendable, CustomStringConvertible {
+    case relay, acks, beacons, routing, upperTester
+    /// At least this many simultaneous links.
+    case links(Int)
+
+    public var description: String {
+        switch self {
+        case .relay: "relay"
+        case .acks: "acks"
+        case .beacons: "beacons"
+        case .routing: "routing"
+        case .upperTester: "upperTester"
+        case .links(let n): "maxLinks>=\(n)"
+        }
+    }
+}
+
+extension DialectName: Codable {}
+
+extension Capabilities {
+    /// Defaults for a process DUT without a capabilities file: the dialect's features, no upper
+    /// tester (the program may not report deliveries), and 100 ms of slack for pipes and the
+    /// program's scheduler on top of the page's windows.
+    public static func process(_ dialect: DialectName) -> Capabilities {
+        Capabilities(dialect: dialect, beacons: dialect == .relay, routing: dialect == .blemesh, timingSlackMs: 100)
+    }
+}

@@ -1,0 +1,45 @@
+import MeshNode
+
+/// One named conformance check (DESIGN.md section 6): an id in the Bluetooth test-spec habit
+/// (`GROUP/BV-nn` valid behaviour, `GROUP/BI-nn` invalid input), what it verifies, where it
+/// applies, and its steps. The steps are written as numbered comments inside `body`.
+public struct Check: Sendable {
+    public let id: String
+    public let purpose: String
+    public let dialects: Set<DialectName>
+    public let needs: [Capability]
+    /// The dialect-page rules it verifies, e.g. `RELAY-R5.3`, `BLEMESH-R7`.
+    public let rules: [String]
+    let body: @Sendable (CheckContext) throws -> Void
+
+    public init(_ id: String, _ purpose: String, dialects: Set<DialectName> = Set(DialectName.allCases),
+                needs: [Capability] = [], rules: [String], body: @escaping @Sendable (CheckContext) throws -> Void) {
+        self.id = id
+        self.purpose = purpose
+        self.dialects = dialects
+        self.needs = needs
+        self.rules = rules
+        self.body = body
+    }
+
+    /// `RLY` for `RLY/BV-01`.
+    public var group: String { String(id.prefix { $0 != "/" }) }
+}
+
+/// The DUT did not do what the page says: FAIL.
+public struct CheckFailed: Error, Sendable {
+    public var reason: String
+    public var expected: String
+    public var seen: String
+}
+
+/// The tester could not decide: INCONC.
+public struct CheckInconclusive: Error, Sendable {
+    public var reason: String
+}
+
+/// The check does not apply to this DUT: NA.
+public struct CheckNotApplicable: Error, Sendable {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+}

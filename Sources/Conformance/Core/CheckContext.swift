@@ -1,0 +1,188 @@
+import MeshNode
+import MeshWire
+
+/// What a check sees: the tester nodes around the DUT, the dialect's windows, and the
+/// evidence log. Every step goes through here so every packet lands in the evidence.
+public final class CheckContext {
+    public let dialect: DialectName
+    public let capabilities: Capabilities
+    /// The dialect page's windows, widened by the DUT's declared slack.
+    public let parameters: DialectParameters
+    public let probe: any DialectProbe
+    private let session: any DUTSession
+    private let start: Instant
+    private let budgetEnd: Instant
+    public private(set) var evidence: [EvidenceEntry] = []
+    private var linksUp: Set<Int> = []
+
+    init(capabilities: Capabilities, probe: any DialectProbe, session: any DUTSession) {
+        dialect = capabilities.dialect
+        self.capabilities = capabilities
+        parameters = DialectParameters.of(capabilities.dialect).widened(by: .milliseconds(capabilities.timingSlackMs))
+        self.probe = probe
+        self.session = session
+        start = session.now
+        budgetEnd = session.now + .milliseconds(Int64(capabilities.checkBudgetSeconds * 1000))
+    }
+
+    /// Time since the check started.
+    public var elapsed: Duration { session.now - start }
+
+    // MARK: links
+
+    /// Brings up links 1...count, each to tester n presenting its own address.
+    public func connect(_ count: Int) throws {
+        guard capabilities.maxLinks >= count else {
+            throw CheckNotApplicable("needs \(count) links; the DUT declares maxLinks \(capabilities.maxLinks)")
+        }
+        for n in 1...count where !linksUp.contains(n) { try linkUp(n) }
+    }
+
+    public func linkUp(_ tester: Int) throws {
+        let peer = probe.address(of: .tester(tester))
+        record(.toDUT, LinkID(tester), nil, "link up, peer T\(tester) = \(peer)")
+        try session.apply(.linkUp(LinkID(tester), peer: peer))
+        linksUp.insert(tester)
+    }
+
+    public func linkDown(_ tester: Int) throws {
+        record(.toDUT, LinkID(tester), nil, "link down")
+        try session.apply(.linkDown(LinkID(tester)))
+        linksUp.remove(tester)
+    }
+
+    // MARK: stimuli
+
+    public func message(_ spec: MessageSpec) throws -> ProbeMessage { try probe.message(spec) }
+
+    /// Tester `tester` sends `message` to the DUT on its link.
+    public func send(_ message: ProbeMessage, from tester: Int) throws {
+        for unit in probe.units(of: message, via: tester) { try write(unit, from: tester) }
+    }
+
+    /// Tester `tester` writes raw bytes (robustness checks); `what` explains them in the evidence.
+    public func write(_ bytes: [UInt8], from tester: Int, what: String? = nil) throws {
+        record(.toDUT, LinkID(tester), bytes, what ?? probe.describe(bytes))
+        try session.apply(.received(bytes, on: LinkID(tester)))
+    }
+
+    /// The upper tester asks the DUT's app to send `payload` to `destination` (nil: everyone).
+    public func command(send payload: [UInt8], to destination: Party?) throws {
+        guard capabilities.upperTester else { throw CheckNotApplicable("needs an upper tester") }
+        let address = destination.map(probe.address(of:))
+        record(.toDUT, nil, payload, "upper tester: send \(payload.count) bytes to \(address.map(\.description) ?? "everyone")")
+        try session.apply(.command(.send(payload: payload, to: address)))
+    }
+
+    // MARK: observing
+
+    /// Everything the DUT does during the next `span`. Fails INCONC if the check would run
+    /// past its budget.
+    public func observe(for span: Duration) throws -> [Observation] {
+        let deadline = session.now + span
+        guard deadline <= budgetEnd else {
+            throw CheckInconclusive(reason: "the check needs to wait \(span) more, past its budget of \(capabilities.checkBudgetSeconds) s (raise checkBudgetSeconds in the capabilities file)")
+        }
+        return try session.wait(until: deadline).compactMap(observe)
+    }
+
+    private func observe(_ output: DUTOutput) -> Observation? {
+        let time = output.at - start
+        switch output.kind {
+        case .sent(let bytes, let link):
+            let heard = probe.hear(bytes, on: link)
+            evidence.append(EvidenceEntry(time: time, direction: .fromDUT, link: link, bytes: bytes, summary: probe.describe(bytes)))
+            return heard.map { Observation(time: time, kind: .packet($0, on: link)) }
+        case .delivered(let m):
+            evidence.append(EvidenceEntry(time: time, direction: .fromDUT, summary: "app delivery \(m.messageID) from \(m.origin): \(m.payload.count) bytes"))
+            return Observation(time: time, kind: .delivered(m))
+        case .acknowledged(let id):
+            evidence.append(EvidenceEntry(time: time, direction: .fromDUT, summary: "app: message \(id) acknowledged"))
+            return Observation(time: time, kind: .acknowledged(messageID: id))
+        case .disconnected(let link):
+            evidence.append(EvidenceEntry(time: time, direction: .fromDUT, link: link, summary: "DUT dropped the link"))
+            return Observation(time: time, kind: .disconnected(link))
+        case .log(let text):
+            evidence.append(EvidenceEntry(time: time, direction: .fromDUT, summary: "log: \(text)"))
+            return nil
+        }
+    }
+
+    // MARK: verdicts
+
+    public func note(_ text: String) { record(.note, nil, nil, text) }
+
+    /// FAIL unless `condition` holds.
+    public func expect(_ condition: Bool, _ reason: @autoclosure () -> String, expected: @autoclosure () -> String, seen: @autoclosure () -> String) throws {
+        guard !condition else { return }
+        throw CheckFailed(reason: reason(), expected: expected(), seen: seen())
+    }
+
+    public func inconclusive(_ reason: String) -> CheckInconclusive { CheckInconclusive(reason: reason) }
+
+    private func record(_ direction: EvidenceEntry.Direction, _ link: LinkID?, _ bytes: [UInt8]?, _ summary: String) {
+        evidence.append(EvidenceEntry(time: elapsed, direction: direction, link: link, bytes: bytes, summary: summary))
+    }
+}
+
+// MARK: - reading observations
+
+extension CheckContext {
+    /// Copies of `message` the DUT sent (relays, retransmissions), with link and time.
+    public func copies(of message: ProbeMessage, in observations: [Observation]) -> [(message: HeardMessage, link: LinkID, time: Duration)] {
+        observations.compactMap { o in
+            guard let m = o.message, m.key == message.key, let link = o.link else { return nil }
+            return (m, link, o.time)
+        }
+    }
+
+    /// Acks for `message` the DUT sent.
+    public func acks(of message: ProbeMessage, in observations: [Observation]) -> [(destination: NodeAddress?, link: LinkID, time: Duration)] {
+        observations.compactMap { o in
+            guard case .ack(let id, let destination, _)? = o.packet, id == message.ackID, let link = o.link else { return nil }
+            return (destination, link, o.time)
+        }
+    }
+
+    /// App deliveries of `message`'s payload from its origin.
+    public func deliveries(of message: ProbeMessage, in observations: [Observation]) -> [AppMessage] {
+        observations.compactMap { o in
+            guard case .delivered(let m) = o.kind, m.origin == message.origin, m.payload == message.payload else { return nil }
+            return m
+        }
+    }
+
+    /// A compact rendering of what was seen, for `seen:` texts.
+    public func summary(_ observations: [Observation]) -> String {
+        if observations.isEmpty { return "nothing" }
+        return observations.map { o in
+            let t = String(format: "%.1fms", Double(o.time.components.seconds) * 1000 + Double(o.time.components.attoseconds) / 1e15)
+            switch o.kind {
+            case .packet(let p, let link):
+                switch p {
+                case .message(let m): return "message ttl \(m.ttl) on \(link) at \(t)"
+                case .ack(let id, _, _): return "ack \(id) on \(link) at \(t)"
+                case .beacon(let b): return "beacon seqNo \(b.seqNo) ttl \(b.ttl) hop \(b.hop) on \(link) at \(t)"
+                case .control(let c, _): return "\(c.kind.rawValue) on \(link) at \(t)"
+                case .malformed(let e): return "malformed (\(e.code.rawValue)) on \(link) at \(t)"
+                }
+            case .delivered(let m): return "delivery of \(m.messageID) at \(t)"
+            case .acknowledged(let id): return "app told \(id) acknowledged at \(t)"
+            case .disconnected(let l): return "dropped \(l) at \(t)"
+            }
+        }.joined(separator: "; ")
+    }
+
+    /// The liveness probe of the ROB checks: a fresh valid message from tester 1 must still
+    /// be relayed toward tester 2 within the relay window.
+    public func expectStillRelaying(after what: String) throws {
+        note("liveness probe after \(what)")
+        let probeMessage = try message(MessageSpec(from: .stranger(9), to: probe.relayedDestination))
+        try send(probeMessage, from: 1)
+        let seen = try observe(for: parameters.quietPeriod)
+        let relayed = copies(of: probeMessage, in: seen).filter { $0.link != LinkID(1) }
+        try expect(!relayed.isEmpty, "the DUT stopped relaying after \(what)",
+                   expected: "a fresh valid message relayed within \(parameters.relayWindow.upperBound)",
+                   seen: summary(seen))
+    }
+}

@@ -1,0 +1,52 @@
+import MeshNode
+
+/// The numbers a check waits by, from section 6 of the dialect's page (docs/dialects/). Checks
+/// read windows from here, never from literals, so widening a window is one edit on the page
+/// and one here; `Capabilities.timingSlackMs` widens them all for slow transports.
+public struct DialectParameters: Sendable {
+    /// A relay leaves within this window after the packet that caused it.
+    public var relayWindow: ClosedRange<Duration>
+    /// Acks and control answers leave within this much.
+    public var responseWindow: Duration
+    /// The TTL an originator uses.
+    public var defaultTTL: Int
+    /// Entries kept at least this long, and at least this many of them.
+    public var dedupRetention: Duration
+    public var dedupCapacity: Int
+    /// Beacon period, for dialects with beacons.
+    public var beaconPeriod: Duration?
+    /// Largest packet (relay) or chunk (blemesh) on a link.
+    public var maxUnit: Int
+    /// A reassembly not complete this long after its first chunk is discarded (blemesh).
+    public var reassemblyLifetime: Duration?
+    /// How long a silence must last before the tester concludes nothing more will come:
+    /// the relay window's end, widened.
+    public var quietPeriod: Duration { relayWindow.upperBound + .milliseconds(20) }
+
+    public static func of(_ dialect: DialectName) -> DialectParameters {
+        switch dialect {
+        case .relay:
+            // relay.md section 6: relay.jitter.min/max, relay.ttl.default, relay.dedup.*,
+            // relay.beacon.period, relay.packet.max. Acks leave within the jitter window (RELAY-R7.1).
+            DialectParameters(relayWindow: .zero ... .milliseconds(100), responseWindow: .milliseconds(100),
+                              defaultTTL: 8, dedupRetention: .seconds(300), dedupCapacity: 1024,
+                              beaconPeriod: .seconds(2), maxUnit: 512, reassemblyLifetime: nil)
+        case .blemesh:
+            // blemesh.md section 6: blemesh.jitter (10-80 ms over all degrees), blemesh.ttl.max,
+            // blemesh.dedup.*, blemesh.chunk.max, blemesh.reassembly, control.responseMax 1 s.
+            DialectParameters(relayWindow: .milliseconds(10) ... .milliseconds(80), responseWindow: .seconds(1),
+                              defaultTTL: 3, dedupRetention: .seconds(300), dedupCapacity: 1024,
+                              beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: .seconds(300))
+        }
+    }
+
+    /// The same windows with `slack` added to every upper bound (and taken off lower bounds).
+    public func widened(by slack: Duration) -> DialectParameters {
+        guard slack > .zero else { return self }
+        var p = self
+        let low = max(.zero, relayWindow.lowerBound - slack)
+        p.relayWindow = low ... relayWindow.upperBound + slack
+        p.responseWindow += slack
+        return p
+    }
+}

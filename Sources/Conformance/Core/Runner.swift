@@ -1,0 +1,128 @@
+import Foundation
+import MeshNode
+
+/// Runs checks against a DUT, one fresh DUT session per check, and turns whatever happens
+/// (a failed expectation, a crashed or silent DUT, a tester bug) into a verdict.
+public struct Runner {
+    public var capabilities: Capabilities
+    public var driver: any DUTDriver
+    public var seed: UInt64
+    /// Wall-clock limit for the whole run; checks not started by then are INCONC.
+    public var timeLimit: Duration
+
+    public init(capabilities: Capabilities, driver: any DUTDriver, seed: UInt64 = 1, timeLimit: Duration = .seconds(3600)) {
+        self.capabilities = capabilities
+        self.driver = driver
+        self.seed = seed
+        self.timeLimit = timeLimit
+    }
+
+    /// The checks of `catalog` that belong to this dialect and match `pattern` (a glob over
+    /// ids such as `RLY/*` or `*/BI-*`; nil: all).
+    public static func select(_ catalog: [Check], dialect: DialectName, pattern: String?) -> [Check] {
+        catalog.filter { check in check.dialects.contains(dialect) && (pattern.map { Glob.matches($0, check.id) } ?? true) }
+    }
+
+    public func run(_ checks: [Check], progress: (CheckResult) -> Void = { _ in }) -> [CheckResult] {
+        let clock = ContinuousClock()
+        let runStart = clock.now
+        var results: [CheckResult] = []
+        for check in checks {
+            let result: CheckResult
+            if clock.now - runStart > timeLimit {
+                result = CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .inconclusive,
+                                     reason: "not run: the run's time limit of \(timeLimit) was reached")
+            } else {
+                let started = clock.now
+                var r = run(check)
+                r.wallSeconds = (clock.now - started).seconds
+                result = r
+            }
+            progress(result)
+            results.append(result)
+        }
+        return results
+    }
+
+    public func run(_ check: Check) -> CheckResult {
+        var result = CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .notApplicable)
+        if let missing = check.needs.first(where: { !capabilities.has($0) }) {
+            result.reason = "needs capability \(missing), not declared by the DUT"
+            return result
+        }
+        let probe = capabilities.dialect.makeProbe()
+        let session: any DUTSession
+        do {
+            session = try driver.start(try probe.setup(capabilities: capabilities, seed: Self.seed(seed, check.id)))
+        } catch {
+            result.verdict = error is DUTFailure ? .fail : .error
+            result.reason = "could not start the DUT: \(error)"
+            return result
+        }
+        let context = CheckContext(capabilities: capabilities, probe: probe, session: session)
+        do {
+            try check.body(context)
+            result.verdict = .pass
+        } catch let e as CheckFailed {
+            result.verdict = .fail
+            result.reason = e.reason
+            result.expected = e.expected
+            result.seen = e.seen
+        } catch let e as CheckInconclusive {
+            result.verdict = .inconclusive
+            result.reason = e.reason
+        } catch let e as CheckNotApplicable {
+            result.verdict = .notApplicable
+            result.reason = e.reason
+        } catch let e as DUTFailure {
+            result.verdict = .fail
+            result.reason = e.description
+        } catch {
+            result.verdict = .error
+            result.reason = "tester error: \(error)"
+        }
+        result.evidence = context.evidence
+        if let diagnostics = session.close(), !diagnostics.isEmpty {
+            result.evidence.append(EvidenceEntry(time: context.elapsed, direction: .note, summary: "DUT stderr: \(diagnostics)"))
+        }
+        return result
+    }
+
+    /// A per-check seed, so a check's random choices do not depend on which checks ran before.
+    static func seed(_ seed: UInt64, _ id: String) -> UInt64 {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325 ^ seed
+        for byte in id.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        return h
+    }
+}
+
+extension DialectName {
+    func makeProbe() -> any DialectProbe {
+        switch self {
+        case .relay: RelayProbe()
+        case .blemesh: BLEMeshProbe()
+        }
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// Shell-style globs over check ids: `*` any run of characters, `?` one character.
+enum Glob {
+    static func matches(_ pattern: String, _ text: String) -> Bool {
+        matches(Array(pattern), 0, Array(text), 0)
+    }
+
+    private static func matches(_ p: [Character], _ i: Int, _ t: [Character], _ j: Int) -> Bool {
+        if i == p.count { return j == t.count }
+        switch p[i] {
+        case "*":
+            for k in j...t.count where matches(p, i + 1, t, k) { return true }
+            return false
+        case "?": return j < t.count && matches(p, i + 1, t, j + 1)
+        default: return j < t.count && p[i] == t[j] && matches(p, i + 1, t, j + 1)
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import MeshNode
+
+/// How the DUT is started for one check: its identity and dialect settings as the tester
+/// assigns them (a DUT with its own identity declares it in its capabilities instead).
+public struct DUTSetup: Sendable {
+    public var dialect: DialectName
+    public var address: NodeAddress
+    /// `NodeConfig.dialectSettings` for the reference node; sent as `settings` in the stdio
+    /// `start` frame (docs/stdio-dut.md).
+    public var settings: [String: String]
+    public var seed: UInt64
+
+    public init(dialect: DialectName, address: NodeAddress, settings: [String: String], seed: UInt64) {
+        self.dialect = dialect
+        self.address = address
+        self.settings = settings
+        self.seed = seed
+    }
+}
+
+/// Something the DUT did, with the session-clock time it was seen.
+public struct DUTOutput: Sendable {
+    public enum Kind: Sendable {
+        case sent([UInt8], on: LinkID)
+        case delivered(AppMessage)
+        case acknowledged(messageID: String)
+        case disconnected(LinkID)
+        /// A line the DUT logged (process DUTs), kept as evidence.
+        case log(String)
+    }
+
+    public var at: Instant
+    public var kind: Kind
+
+    public init(at: Instant, kind: Kind) {
+        self.at = at
+        self.kind = kind
+    }
+}
+
+/// The DUT misbehaved at the transport level: the check FAILs with this reason.
+public struct DUTFailure: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The tester could not do its part: the check is ERROR, which says nothing about the DUT.
+public struct TesterError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A running DUT for one check. Time is the session's: virtual for the built-in node (waits
+/// cost nothing), the wall clock for processes and radios. Every call is bounded: `wait`
+/// returns by its deadline whatever the DUT does, and outputs are capped per session.
+public protocol DUTSession: AnyObject {
+    var now: Instant { get }
+    /// Gives the DUT an event: bytes on a link, a link change, an upper-tester command.
+    /// Throws `DUTFailure` when the DUT is gone or will not take input.
+    func apply(_ event: NodeEvent) throws
+    /// Everything the DUT does until `deadline`, in time order. Throws `DUTFailure` when the
+    /// DUT exits or floods the tester.
+    func wait(until deadline: Instant) throws -> [DUTOutput]
+    /// Stops the DUT. Returns diagnostics worth keeping (the tail of its stderr), if any.
+    func close() -> String?
+}
+
+/// Starts a fresh DUT session per check, so one check's state cannot leak into the next.
+public protocol DUTDriver: Sendable {
+    /// One line for the report header: "reference node", "mutant no-dedup", "process: CMD".
+    var name: String { get }
+    func start(_ setup: DUTSetup) throws -> any DUTSession
+}
+
+/// The most outputs one session may produce; beyond it the DUT is flooding the tester.
+public let maxOutputsPerSession = 20_000

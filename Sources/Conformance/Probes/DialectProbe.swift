@@ -1,0 +1,120 @@
+import MeshNode
+import MeshWire
+
+/// Someone in a check's scenario: a tester on a link to the DUT, a node further away that
+/// only testers can reach (a "stranger"), or the DUT itself.
+public enum Party: Hashable, Sendable {
+    case tester(Int)
+    case stranger(Int)
+    case dut
+}
+
+/// What a check wants sent, in dialect-neutral terms; the probe turns it into wire bytes.
+public struct MessageSpec: Sendable {
+    public var origin: Party
+    /// nil: a broadcast (dialects without broadcast refuse it: the check is NA).
+    public var destination: Party?
+    /// nil: the dialect's default TTL.
+    public var ttl: Int?
+    public var payload: [UInt8]
+    /// nil: a fresh sequence number for this origin.
+    public var sequence: UInt64?
+
+    public init(from origin: Party = .stranger(1), to destination: Party?, ttl: Int? = nil,
+                payload: [UInt8] = Array("meshconform probe".utf8), sequence: UInt64? = nil) {
+        self.origin = origin
+        self.destination = destination
+        self.ttl = ttl
+        self.payload = payload
+        self.sequence = sequence
+    }
+}
+
+/// A user message the tester built: its identity in the dialect (for matching what the DUT
+/// sends back) and what it carries.
+public struct ProbeMessage: Sendable {
+    /// The dialect's de-duplication key as text (relay `origin/seq`, blemesh `id-origin-seq`).
+    public var key: String
+    /// What an ack for this message names (relay: the seq, blemesh: the envelope id).
+    public var ackID: String
+    public var origin: NodeAddress
+    public var destination: NodeAddress?
+    public var ttl: Int
+    public var sequence: UInt64
+    /// The bytes a relay must carry untouched (relay: the sealed body; blemesh: the payload).
+    public var body: [UInt8]
+    /// The plaintext the app should receive.
+    public var payload: [UInt8]
+    /// The dialect value, for probes that re-encode per link (blemesh hop paths).
+    public var value: DialectValue
+}
+
+/// A decoded dialect value, for checks that look past the neutral view.
+public enum DialectValue: Sendable {
+    case relay(RelayPacket)
+    case blemesh(MessageEnvelope)
+}
+
+/// A user message the DUT sent, as the tester reads it.
+public struct HeardMessage: Sendable {
+    public var key: String
+    public var origin: NodeAddress
+    public var destination: NodeAddress?
+    public var ttl: Int
+    public var body: [UInt8]
+    /// blemesh: the hop path; relay: nil.
+    public var hopPath: [NodeAddress]?
+    public var value: DialectValue
+}
+
+/// What one unit (packet, or completed chunk set) the DUT sent was.
+public enum HeardPacket: Sendable {
+    case message(HeardMessage)
+    /// An ack naming `ackID` (compare `ProbeMessage.ackID`), addressed to `destination` when
+    /// the dialect says (blemesh), with its envelope when there is one.
+    case ack(ackID: String, destination: NodeAddress?, value: DialectValue)
+    case beacon(Beacon)
+    /// A control message other than an ack (blemesh ANNOUNCE / RREQ / RREP / RERR / READ).
+    case control(ControlMessage, envelope: MessageEnvelope)
+    /// Bytes the tester could not decode: the DUT sent something malformed.
+    case malformed(WireError)
+}
+
+/// Something seen during a check, with its time since the check started.
+public struct Observation: Sendable {
+    public enum Kind: Sendable {
+        case packet(HeardPacket, on: LinkID)
+        case delivered(AppMessage)
+        case acknowledged(messageID: String)
+        case disconnected(LinkID)
+    }
+
+    public var time: Duration
+    public var kind: Kind
+
+    public var packet: HeardPacket? { if case .packet(let p, _) = kind { p } else { nil } }
+    public var link: LinkID? { if case .packet(_, let l) = kind { l } else { nil } }
+    public var message: HeardMessage? { if case .message(let m)? = packet { m } else { nil } }
+}
+
+/// One dialect's part of the tester: identities, building messages, and reading what the DUT
+/// sends. A probe lives for one check; it may keep state (reassembly of the DUT's chunks).
+public protocol DialectProbe: AnyObject {
+    var dialect: DialectName { get }
+    /// The DUT's configuration for this check and the id the tester will address it by.
+    func setup(capabilities: Capabilities, seed: UInt64) throws -> DUTSetup
+    /// The DUT's mesh id.
+    var dutAddress: NodeAddress { get }
+    func address(of party: Party) -> NodeAddress
+    /// The destination of a message the DUT must relay: relay has no broadcast, so a stranger;
+    /// blemesh relays broadcasts (nil).
+    var relayedDestination: Party? { get }
+    /// Builds a message. Throws `CheckNotApplicable` for what the dialect cannot express.
+    func message(_ spec: MessageSpec) throws -> ProbeMessage
+    /// The units (packets or chunks) that carry `message` when tester `via` sends it.
+    func units(of message: ProbeMessage, via tester: Int) -> [[UInt8]]
+    /// Reads one unit the DUT sent on `link`; nil while a chunk set is incomplete.
+    func hear(_ bytes: [UInt8], on link: LinkID) -> HeardPacket?
+    /// A one-line description of a unit for the evidence.
+    func describe(_ bytes: [UInt8]) -> String
+}

@@ -1,0 +1,155 @@
+import Foundation
+import MeshNode
+import MeshWire
+
+/// The tester's side of the `relay` dialect (docs/dialects/relay.md): X25519 identities for
+/// the DUT, the testers and the strangers beyond them, sealed frames, acks and beacons.
+///
+/// Identities are fixed and public (derived with `RelaySimulationKeys` from a name), so a
+/// process DUT can be told them in its `start` frame: its own private key as `privateKey` and
+/// every tester's and stranger's public key as `contact.<id>` (RELAY-R1, RELAY-W6).
+public final class RelayProbe: DialectProbe {
+    public let dialect = DialectName.relay
+    public private(set) var dutAddress = NodeAddress(bytes: [])
+    private var dutPublicKey: [UInt8]?
+    private var nextSeq: UInt64 = 0
+    private var nonceCounter: UInt64 = 0
+    /// Parties a check may use: testers 1...8, strangers 1...9.
+    static let testers = 1...8
+    static let strangers = 1...9
+
+    public init() {}
+
+    public var relayedDestination: Party? { .stranger(2) }
+
+    static func identity(_ party: Party) -> RelayIdentity {
+        let name: String
+        switch party {
+        case .tester(let n): name = "meshconform tester \(n)"
+        case .stranger(let n): name = "meshconform stranger \(n)"
+        case .dut: name = "meshconform dut"
+        }
+        return RelaySimulationKeys.identity(for: NodeAddress(bytes: Array(name.utf8)))
+    }
+
+    public func setup(capabilities: Capabilities, seed: UInt64) throws -> DUTSetup {
+        var settings: [String: String] = [:]
+        for n in Self.testers { settings["contact.\(address(of: .tester(n)))"] = Hex.encode(Self.identity(.tester(n)).publicKey) }
+        for n in Self.strangers { settings["contact.\(address(of: .stranger(n)))"] = Hex.encode(Self.identity(.stranger(n)).publicKey) }
+        if let declared = capabilities.address.flatMap(UUID.init(uuidString:)) {
+            // The DUT keeps its own identity; frames to it need its public key.
+            dutAddress = NodeAddress(declared)
+            dutPublicKey = capabilities.publicKey.flatMap(Hex.decode)
+        } else {
+            let dut = Self.identity(.dut)
+            settings["privateKey"] = Hex.encode(dut.privateKey)
+            dutAddress = NodeAddress(dut.nodeID)
+            dutPublicKey = dut.publicKey
+        }
+        // Sequence numbers look like the app's (bit pattern of a creation time), apart per seed.
+        nextSeq = FrameHeader.seq(createdAt: 1_750_000_000 + Double(seed % 100_000))
+        return DUTSetup(dialect: .relay, address: dutAddress, settings: settings, seed: seed)
+    }
+
+    public func address(of party: Party) -> NodeAddress {
+        party == .dut ? dutAddress : NodeAddress(Self.identity(party).nodeID)
+    }
+
+    public func message(_ spec: MessageSpec) throws -> ProbeMessage {
+        guard let destination = spec.destination else {
+            throw CheckNotApplicable("relay has no broadcast (relay.md 2.2)")
+        }
+        let ttl = spec.ttl ?? 8
+        guard (0...255).contains(ttl) else { throw TesterError("relay ttl \(ttl) does not fit a byte") }
+        let seq = spec.sequence ?? takeSeq()
+        let origin = address(of: spec.origin), dest = address(of: destination)
+        let body = try seal(spec.payload, from: spec.origin, to: destination)
+        let packet = RelayPacket.frame(FrameHeader(origin: origin.uuid!, dest: dest.uuid!, ttl: UInt8(ttl), seq: seq), body: body)
+        return ProbeMessage(key: "\(origin)/\(seq)", ackID: String(seq), origin: origin, destination: dest, ttl: ttl,
+                            sequence: seq, body: body, payload: spec.payload, value: .relay(packet))
+    }
+
+    /// The same frame with another TTL (a copy that took a longer path).
+    public func withTTL(_ message: ProbeMessage, _ ttl: UInt8) -> ProbeMessage {
+        guard case .relay(.frame(var header, let body)) = message.value else { return message }
+        header.ttl = ttl
+        var copy = message
+        copy.ttl = Int(ttl)
+        copy.value = .relay(.frame(header, body: body))
+        return copy
+    }
+
+    public func units(of message: ProbeMessage, via tester: Int) -> [[UInt8]] {
+        guard case .relay(let packet) = message.value else { return [] }
+        return [packet.encoded()]
+    }
+
+    /// The ack a destination sends for `message` (RELAY-R7).
+    public func ack(for message: ProbeMessage) -> [UInt8] { RelayPacket.ack(RelayAck(seq: message.sequence)).encoded() }
+
+    public func ack(seq: UInt64) -> [UInt8] { RelayPacket.ack(RelayAck(seq: seq)).encoded() }
+
+    /// A beacon from `origin` (RELAY-R9).
+    public func beacon(from origin: Party, seqNo: UInt32, ttl: UInt8 = 8, hop: UInt8 = 0) -> [UInt8] {
+        RelayPacket.beacon(Beacon(origin: address(of: origin).uuid!, seqNo: seqNo, ttl: ttl, hop: hop)).encoded()
+    }
+
+    public func hear(_ bytes: [UInt8], on link: LinkID) -> HeardPacket? {
+        do {
+            let packet = try RelayPacket(decoding: bytes[...])
+            switch packet {
+            case .frame(let h, let body):
+                let origin = NodeAddress(h.origin)
+                return .message(HeardMessage(key: "\(origin)/\(h.seq)", origin: origin, destination: NodeAddress(h.dest),
+                                             ttl: Int(h.ttl), body: body, hopPath: nil, value: .relay(packet)))
+            case .ack(let a): return .ack(ackID: String(a.seq), destination: nil, value: .relay(packet))
+            case .beacon(let b): return .beacon(b)
+            }
+        } catch {
+            return .malformed(error)
+        }
+    }
+
+    public func describe(_ bytes: [UInt8]) -> String {
+        let packet: RelayPacket
+        do { packet = try RelayPacket(decoding: bytes[...]) } catch {
+            return "undecodable (\(error.code.rawValue)) \(bytes.count)B: \(Hex.encode(Array(bytes.prefix(24))))\(bytes.count > 24 ? "..." : "")"
+        }
+        switch packet {
+        case .frame(let h, let body):
+            return "frame origin=\(name(h.origin)) dest=\(name(h.dest)) ttl=\(h.ttl) seq=\(h.seq) body=\(body.count)B"
+        case .ack(let a): return "ack seq=\(a.seq)"
+        case .beacon(let b): return "beacon origin=\(name(b.origin)) seqNo=\(b.seqNo) ttl=\(b.ttl) hop=\(b.hop)"
+        }
+    }
+
+    /// DUT, T1, S2 ... for the evidence; other ids in full.
+    private func name(_ id: UUID) -> String {
+        if NodeAddress(id) == dutAddress { return "DUT" }
+        for n in Self.testers where address(of: .tester(n)).uuid == id { return "T\(n)" }
+        for n in Self.strangers where address(of: .stranger(n)).uuid == id { return "S\(n)" }
+        return id.uuidString
+    }
+
+    private func takeSeq() -> UInt64 {
+        nextSeq &+= 1
+        return nextSeq
+    }
+
+    private func seal(_ payload: [UInt8], from origin: Party, to destination: Party) throws -> [UInt8] {
+        nonceCounter &+= 1
+        var nonce = [UInt8](repeating: 0, count: SealedBody.nonceSize)
+        withUnsafeBytes(of: nonceCounter.bigEndian) { nonce.replaceSubrange(4..<12, with: $0) }
+        let peerKey: [UInt8]
+        if destination == .dut {
+            guard let key = dutPublicKey else {
+                throw CheckNotApplicable("frames to the DUT need its public key: declare publicKey in the capabilities file")
+            }
+            peerKey = key
+        } else {
+            peerKey = Self.identity(destination).publicKey
+        }
+        let key = try SessionKey(privateKey: Self.identity(origin).privateKey, peerPublicKey: peerKey)
+        return try SealedBody.seal(payload, key: key, nonce: nonce).encoded()
+    }
+}

@@ -1,0 +1,41 @@
+import MeshNode
+
+/// Everything one `meshconform run` produced: per dialect, the capabilities used and the
+/// results in catalog order. The text, JSON and JUnit reports all render this.
+public struct RunReport: Sendable {
+    public struct Section: Sendable {
+        public var capabilities: Capabilities
+        public var results: [CheckResult]
+        public init(capabilities: Capabilities, results: [CheckResult]) {
+            self.capabilities = capabilities
+            self.results = results
+        }
+    }
+
+    /// The DUT driver's one-line description.
+    public var dut: String
+    public var seed: UInt64
+    public var sections: [Section]
+    public var wallSeconds: Double
+
+    public init(dut: String, seed: UInt64, sections: [Section], wallSeconds: Double) {
+        self.dut = dut
+        self.seed = seed
+        self.sections = sections
+        self.wallSeconds = wallSeconds
+    }
+
+    public var results: [CheckResult] { sections.flatMap(\.results) }
+
+    public func count(_ verdict: Verdict) -> Int { results.filter { $0.verdict == verdict }.count }
+
+    /// DESIGN.md section 5: 0 when every applicable check passed, 1 when one failed. A FAIL
+    /// or an ERROR (the tester could not finish, so the run proves nothing) gives 1; INCONC
+    /// and NA are reported but do not fail the run: they say "not decided", not "wrong".
+    public var exitStatus: Int32 { results.contains { $0.verdict == .fail || $0.verdict == .error } ? 1 : 0 }
+
+    /// `PASS 31, FAIL 1, INCONC 0, NA 2, ERROR 0`.
+    public var tally: String {
+        Verdict.allCases.map { "\($0.rawValue) \(count($0))" }.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,166 @@
+import ArgumentParser
+import Conformance
+import Foundation
+import MeshNode
+
+/// `meshconform [run]`: the conformance checks against a DUT (DESIGN.md section 5). With no
+/// DUT option it tests the built-in reference node of every dialect on the virtual radio.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the conformance checks against a device under test (default: the built-in reference node).",
+        discussion: """
+            DUTs: the built-in reference node (default) or one of its mutants (--mutant), any program \
+            speaking the stdio protocol of docs/stdio-dut.md (--dut-exec), or a device over HCI \
+            adapters (--adapter, --target). Checks and capabilities: docs/checks.md. \
+            Exit status: 0 every applicable check passed, 1 a check FAILed or ended in ERROR, 2 bad use.
+            """)
+
+    @Option(help: "Dialect to test (default: every dialect for the built-in node; the capabilities file's otherwise).")
+    var dialect: String?
+
+    @Option(help: "HCI adapter: hci0, tcp:HOST:PORT, unix:PATH (repeat for more tester identities).")
+    var adapter: [String] = []
+
+    @Option(help: "BLE address of the DUT, with --adapter.")
+    var target: String?
+
+    @Option(name: .customLong("dut-exec"), help: "Command that runs a DUT speaking the stdio protocol (docs/stdio-dut.md).")
+    var dutExec: String?
+
+    @Option(help: "Test a named mutant of the reference node instead (see `meshconform list --mutants`); comma-separate to combine.")
+    var mutant: String?
+
+    @Option(help: "Only checks whose id matches these globs, comma-separated (e.g. 'RLY/*,DDP/BV-0?').")
+    var checks: String?
+
+    @Option(help: "JSON file declaring what the DUT supports (keys in docs/checks.md).")
+    var capabilities: String?
+
+    @Option(help: "Write the JSON report, with full evidence, to this file.")
+    var json: String?
+
+    @Option(help: "Write a JUnit XML report to this file.")
+    var junit: String?
+
+    @Option(help: "Write a btsnoop capture per adapter into this directory (with --adapter).")
+    var btsnoop: String?
+
+    @Option(help: "Seed for the testers' random choices and the reference node.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Wall-clock limit for the whole run, seconds; checks not started by then are INCONC.")
+    var timeLimit: Double = 3600
+
+    @Flag(name: .shortAndLong, help: "Show reasons and evidence for every check, not only for failures.")
+    var verbose = false
+
+    func run() throws {
+        let plan = try makePlan()
+        let started = ContinuousClock.now
+        var sections: [RunReport.Section] = []
+        for capabilities in plan.capabilities {
+            let selected = try select(for: capabilities.dialect)
+            print("\(capabilities.dialect.rawValue): \(selected.count) checks against \(plan.driver.name)")
+            let runner = Runner(capabilities: capabilities, driver: plan.driver, seed: seed, timeLimit: .milliseconds(Int64(timeLimit * 1000)))
+            let results = runner.run(selected) { print(TextReport.line($0, verbose: verbose)) }
+            sections.append(RunReport.Section(capabilities: capabilities, results: results))
+        }
+        let elapsed = ContinuousClock.now - started
+        let report = RunReport(dut: plan.driver.name, seed: seed, sections: sections,
+                               wallSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        print(TextReport.summary(report))
+        if let json { try write(Data(JSONReport.render(report)), to: json) }
+        if let junit { try write(Data(JUnitReport.render(report).utf8), to: junit) }
+        if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+    }
+
+    struct Plan {
+        var driver: any DUTDriver
+        var capabilities: [Capabilities]
+    }
+
+    private func makePlan() throws -> Plan {
+        if !adapter.isEmpty || target != nil || btsnoop != nil {
+            throw UsageError("--adapter, --target and --btsnoop need the BLE host, which this build does not have yet; test a program with --dut-exec CMD, or the built-in node with no DUT option")
+        }
+        if dutExec != nil, mutant != nil {
+            throw UsageError("--mutant selects a mutant of the built-in node; it cannot be combined with --dut-exec")
+        }
+        let declared = try capabilities.map(loadCapabilities)
+        let dialect = try self.dialect.map(parseDialect)
+        if let declared, let dialect, declared.dialect != dialect {
+            throw UsageError("--dialect \(dialect.rawValue) contradicts the capabilities file, which declares \"\(declared.dialect.rawValue)\"")
+        }
+        if let command = dutExec {
+            guard let d = dialect ?? declared?.dialect else {
+                throw UsageError("--dut-exec needs the DUT's dialect: pass --dialect D or a --capabilities file")
+            }
+            // A process DUT runs on the wall clock behind two pipes: the default slack covers that.
+            var caps = declared ?? Capabilities.process(d)
+            caps.dialect = d
+            _ = (command, caps); throw UsageError("TEMP: process driver pending")
+        }
+        let faults = try parseMutants()
+        let dialects = dialect.map { [$0] } ?? declared.map { [$0.dialect] } ?? DialectName.allCases
+        return Plan(driver: VirtualDriver(faults: faults),
+                    capabilities: dialects.map { declared ?? .referenceNode($0) })
+    }
+
+    private func select(for dialect: DialectName) throws -> [Check] {
+        let patterns = checks?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let selected = Catalog.all.filter { check in
+            check.dialects.contains(dialect) && (patterns.map { $0.contains { Runner.select([check], dialect: dialect, pattern: $0).count == 1 } } ?? true)
+        }
+        if selected.isEmpty, let checks {
+            throw UsageError("no \(dialect.rawValue) check matches '\(checks)'; `meshconform list --dialect \(dialect.rawValue)` shows the ids")
+        }
+        return selected
+    }
+
+    private func parseMutants() throws -> Set<Fault> {
+        guard let mutant else { return [] }
+        var faults: Set<Fault> = []
+        for name in mutant.split(separator: ",") {
+            guard let fault = Fault(rawValue: String(name)) else {
+                throw UsageError("unknown mutant '\(name)'; known: \(Fault.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            faults.insert(fault)
+        }
+        return faults
+    }
+
+    private func loadCapabilities(_ path: String) throws -> Capabilities {
+        do {
+            return try Capabilities.load(path)
+        } catch let error as DecodingError {
+            throw UsageError("capabilities file \(path) is not valid: \(describe(error)); keys and defaults: docs/checks.md")
+        } catch {
+            throw UsageError("cannot read capabilities file \(path): \(error.localizedDescription)")
+        }
+    }
+
+    private func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .dataCorrupted(let c): return (c.codingPath.map(\.stringValue) + [c.debugDescription]).joined(separator: ": ")
+        case .keyNotFound(let key, _): return "missing key \"\(key.stringValue)\""
+        case .typeMismatch(_, let c), .valueNotFound(_, let c): return "wrong type at \"\(c.codingPath.map(\.stringValue).joined(separator: "."))\""
+        @unknown default: return "\(error)"
+        }
+    }
+
+    private func write(_ data: Data, to path: String) throws {
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw UsageError("cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+}
+
+func parseDialect(_ name: String) throws -> DialectName {
+    guard let d = DialectName(rawValue: name) else {
+        throw UsageError("unknown dialect '\(name)'; known: \(DialectName.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+    return d
+}
