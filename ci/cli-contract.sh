@@ -32,5 +32,22 @@ expect 2 'Unknown option'     -- "$bin" vectors --bogus
 expect 0 'OVERVIEW'           -- "$bin" --help
 expect 0 '"hop": 0'           -- sh -c "'$bin' encode relay.beacon '{\"origin\":\"AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE\",\"seqNo\":1,\"ttl\":8,\"hop\":0}' | '$bin' decode relay.beacon -"
 
+# run: the conformance runner (exit 0 all passed, 1 a check failed, 2 bad use)
+caps=$(mktemp); bad=$(mktemp)
+echo '{"dialect":"relay","upperTester":false}' > "$caps"; echo '{"dialect":"zigbee"}' > "$bad"
+expect 0 'all applicable checks passed' -- "$bin" run --dialect relay --checks 'RLY/*'
+expect 0 'all applicable checks passed' -- "$bin" --dialect relay --checks 'DDP/BV-01'
+expect 1 'FAIL  DDP/BV-01'     -- "$bin" --dialect relay --mutant no-dedup --checks 'DDP/BV-01'
+expect 0 'NA'                  -- "$bin" --capabilities "$caps" --checks 'DDP/*'
+expect 2 'unknown mutant'      -- "$bin" --mutant nope
+expect 2 'unknown dialect'     -- "$bin" --dialect zigbee
+expect 2 'unknown dialect'     -- "$bin" --capabilities "$bad"
+expect 2 'cannot read'         -- "$bin" --capabilities /nonexistent.json
+expect 2 'no relay check'      -- "$bin" --dialect relay --checks 'XYZ/*'
+expect 2 'needs the DUT'       -- "$bin" --dut-exec true
+expect 2 'BLE host'            -- "$bin" --adapter hci0 --target AA:BB:CC:DD:EE:FF
+expect 0 'RLY/BV-01'           -- "$bin" list --dialect relay
+rm -f "$caps" "$bad"
+
 echo "cli-contract: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -1,13 +1,18 @@
 import Conformance
+import Foundation
 import MeshNode
 import Testing
 
 /// DESIGN.md section 6: every check PASSes against the reference node and FAILs against at
-/// least one named mutant; a check no mutant fails is not a check.
+/// least one named mutant (a check no mutant fails is not a check), and docs/checks.md is
+/// exactly what the catalog generates.
 @Suite struct CatalogTests {
     static let cases: [(DialectName, String)] = DialectName.allCases.flatMap { d in
         Runner.select(Catalog.all, dialect: d, pattern: nil).map { (d, $0.id) }
     }
+
+    /// Measured once for the whole suite: it runs every check against every mutant.
+    static let mutants = CatalogDocument.mutantTable()
 
     static func check(_ id: String) -> Check { Catalog.all.first { $0.id == id }! }
 
@@ -20,7 +25,23 @@ import Testing
 
     @Test(arguments: cases)
     func failsAgainstSomeMutant(_ dialect: DialectName, _ id: String) {
-        let failing = MutantTable.mutants(failing: Self.check(id), dialect: dialect)
-        #expect(!failing.isEmpty, "\(dialect) \(id): no mutant fails it")
+        #expect(!(Self.mutants[id]?[dialect] ?? []).isEmpty, "\(dialect) \(id): no mutant fails it")
     }
+
+    @Test func idsAreUniqueAndWellFormed() {
+        let ids = Catalog.all.map(\.id)
+        #expect(Set(ids).count == ids.count)
+        for id in ids { #expect(id.wholeMatch(of: /(RLY|DDP|ACK|FRG|RTE|BCN|ROB)\/B[VI]-\d\d/) != nil, "\(id)") }
+    }
+
+    @Test func checksPageIsGeneratedFromTheCatalog() throws {
+        let committed = try String(contentsOf: Repository.root.appending(path: "docs/checks.md"), encoding: .utf8)
+        let generated = CatalogDocument.markdown(Catalog.all, mutants: Self.mutants)
+        #expect(committed == generated, "docs/checks.md is stale: run `swift run meshconform list --markdown > docs/checks.md`")
+    }
+}
+
+enum Repository {
+    /// The package root, found from this file's path.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 }

@@ -5,6 +5,21 @@ import MeshNode
 /// code. A test compares the committed page with this output.
 public enum CatalogDocument {
     public static func markdown(_ catalog: [Check] = Catalog.all) -> String {
+        markdown(catalog, mutants: mutantTable(catalog))
+    }
+
+    /// For each check and each dialect it applies to, the mutants that FAIL it.
+    public static func mutantTable(_ catalog: [Check] = Catalog.all) -> [String: [DialectName: [Fault]]] {
+        var table: [String: [DialectName: [Fault]]] = [:]
+        for check in catalog {
+            for d in DialectName.allCases where check.dialects.contains(d) {
+                table[check.id, default: [:]][d] = MutantTable.mutants(failing: check, dialect: d)
+            }
+        }
+        return table
+    }
+
+    public static func markdown(_ catalog: [Check], mutants table: [String: [DialectName: [Fault]]]) -> String {
         var md = """
             # Conformance checks
 
@@ -31,7 +46,7 @@ public enum CatalogDocument {
             for check in group.checks {
                 let dialects = DialectName.allCases.filter(check.dialects.contains)
                 let mutants = dialects.map { d in
-                    let names = MutantTable.mutants(failing: check, dialect: d).map { "`\($0.rawValue)`" }
+                    let names = (table[check.id]?[d] ?? []).map { "`\($0.rawValue)`" }
                     return dialects.count > 1 ? "\(d.rawValue): \(names.joined(separator: ", "))" : names.joined(separator: ", ")
                 }
                 md += "| \(check.id) | \(check.purpose) | \(dialects.map(\.rawValue).joined(separator: ", ")) | "
@@ -40,10 +55,39 @@ public enum CatalogDocument {
             }
             md += "\n"
         }
+        md += capabilitiesSection
         md += "## Mutants\n\n| mutant | deviation |\n|---|---|\n"
         for fault in Fault.allCases { md += "| `\(fault.rawValue)` | \(fault.summary) |\n" }
         return md
     }
+
+    static let capabilitiesSection = """
+        ## Capabilities file
+
+        `--capabilities FILE` declares what the DUT supports. Only `dialect` is required; absent keys
+        take the defaults below. A check needing an undeclared capability is NA.
+
+        | key | type | default | meaning |
+        |---|---|---|---|
+        | `dialect` | string | (required) | `relay` or `blemesh` |
+        | `relay` | bool | true | relays messages addressed to others |
+        | `acks` | bool | true | acks messages addressed to it |
+        | `beacons` | bool | true for relay | sends and relays beacons |
+        | `routing` | bool | true for blemesh | RREQ / RREP / RERR / ANNOUNCE |
+        | `upperTester` | bool | false (true for the built-in node) | reports app deliveries and takes `send` commands |
+        | `maxLinks` | int | 7 | links it accepts at once; checks needing more are NA |
+        | `address` | UUID string | assigned by the tester | the DUT's own mesh id, when it cannot take the assigned one |
+        | `publicKey` | hex | assigned by the tester | relay: its X25519 public key, with `address` |
+        | `dedupCapacity` | int | the page's minimum | informational; DDP checks use the page's minimum |
+        | `timingSlackMs` | int | 0 (100 with `--dut-exec` and no file) | added to every timing window of the page |
+        | `checkBudgetSeconds` | number | 30 (3600 for the built-in node) | longest wait a check may make; longer is INCONC |
+
+        Timing windows come from section 6 of each dialect page: relay relays and acks within
+        0-100 ms; blemesh relays within 10-80 ms (the union of its per-degree windows) and answers
+        control messages within 1 s.
+
+
+        """
 
     static let groupTitles = [
         "RLY": "relaying", "DDP": "de-duplication", "ACK": "acknowledgements", "FRG": "fragmentation (chunks)",
