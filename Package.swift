@@ -25,9 +25,11 @@ let package = Package(
         // Discrete-event simulator of many MeshNodes on a virtual clock.
         .target(name: "MeshSim", dependencies: ["MeshNode"]),
         // Check catalog, runner, verdicts, DUT drivers (virtual, process) and reports.
-        .target(name: "Conformance", dependencies: ["MeshNode", "MeshWire"]),
+        .target(name: "Conformance", dependencies: ["MeshNode", "MeshWire", "ChildProcess"]),
+        // An untrusted program on pipes, with deadlines and bounds: external decoders, process DUTs.
+        .target(name: "ChildProcess"),
         // Golden-vector files: loading, and checking them against a decoder (ours or an external one).
-        .target(name: "MeshVectors", dependencies: ["MeshWire"]),
+        .target(name: "MeshVectors", dependencies: ["MeshWire", "ChildProcess"]),
         .executableTarget(name: "meshconform", dependencies: [
             "MeshWire", "MeshVectors", "MeshSim", "Conformance",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -36,6 +38,6 @@ let package = Package(
         .testTarget(name: "MeshVectorsTests", dependencies: ["MeshVectors", "MeshWire", "MeshNode"]),
         .testTarget(name: "MeshNodeTests", dependencies: ["MeshNode", "MeshWire"]),
         .testTarget(name: "MeshSimTests", dependencies: ["MeshSim", "MeshNode"]),
-        .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "MeshNode", "MeshWire"]),
+        .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "MeshNode", "MeshWire", "ChildProcess"]),
     ]
 )

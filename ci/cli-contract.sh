@@ -37,7 +37,7 @@ caps=$(mktemp); bad=$(mktemp)
 echo '{"dialect":"relay","upperTester":false}' > "$caps"; echo '{"dialect":"zigbee"}' > "$bad"
 expect 0 'all applicable checks passed' -- "$bin" run --dialect relay --checks 'RLY/*'
 expect 0 'all applicable checks passed' -- "$bin" --dialect relay --checks 'DDP/BV-01'
-expect 1 'FAIL  DDP/BV-01'     -- "$bin" --dialect relay --mutant no-dedup --checks 'DDP/BV-01'
+expect 1 'FAIL   DDP/BV-01'     -- "$bin" --dialect relay --mutant no-dedup --checks 'DDP/BV-01'
 expect 0 'NA'                  -- "$bin" --capabilities "$caps" --checks 'DDP/*'
 expect 2 'unknown mutant'      -- "$bin" --mutant nope
 expect 2 'unknown dialect'     -- "$bin" --dialect zigbee

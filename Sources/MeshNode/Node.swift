@@ -21,12 +21,16 @@ public struct Node {
 
     /// What the node holds, for the bounded-memory tests and the simulator's metrics.
     public var stateSize: NodeStateSize { engine.stateSize }
+
+    /// What the node has received so far (message copies and duplicates).
+    public var counters: NodeCounters { engine.counters }
 }
 
 /// The rules of one dialect (docs/dialects/<name>.md) behind the common node interface.
 public protocol DialectEngine {
     mutating func handle(_ event: NodeEvent, at now: Instant) -> [NodeAction]
     var stateSize: NodeStateSize { get }
+    var counters: NodeCounters { get }
 }
 
 /// Counts of what a node keeps; every one of them must stay bounded under hostile traffic.

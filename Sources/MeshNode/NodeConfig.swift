@@ -16,15 +16,19 @@ public struct NodeConfig: Sendable {
     }
 }
 
-/// Which relay decision a node uses.
+/// Which relay decision a node uses. The dialect's message rules (TTL, de-duplication, split
+/// horizon, directed routing) hold under every policy; the policy decides whether, when and
+/// (for blemesh broadcasts) to how many candidate links a relay goes.
 public enum RelayPolicyKind: Hashable, Sendable {
-    /// The dialect page's own rule.
+    /// The dialect page's own rule (relay: every candidate after 0-100 ms; blemesh: the
+    /// BLEMESH-R8 fan-out after the BLEMESH-R10 jitter).
     case dialect
     /// Seed 000's policy: relay probability by degree (0-2 links 100 %, 3-4 90 %, 5-6 70 %,
     /// 7+ 45 %), jitter, cancellation when the message is heard again before the relay fires,
-    /// at most 20 scheduled relays.
+    /// at most 20 scheduled relays. Relays go to every candidate link.
     case probabilistic
-    /// Plain flooding: every new message relayed at once (the simulator's reference point).
+    /// Plain flooding: every new message relayed at once to every candidate link (the
+    /// simulator's reference point).
     case flood
 }
 
@@ -43,6 +47,61 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case noJitter = "no-jitter"
     /// Stops answering altogether after the first truncated input.
     case crashOnTruncated = "crash-on-truncated"
+    case lateRelay = "late-relay"
+    case clampTTL = "clamp-ttl"
+    case dedupByOrigin = "dedup-by-origin"
+    case relayOwn = "relay-own"
+    case relayForMe = "relay-for-me"
+    case smallDedupCache = "small-dedup-cache"
+    case shortRetention = "short-retention"
+    case noReack = "no-reack"
+    case dropForeignAcks = "drop-foreign-acks"
+    case floodAcks = "flood-acks"
+    case ignoreOwnAcks = "ignore-own-acks"
+    case laxAck = "lax-ack"
+    case seqViaDouble = "seq-via-double"
+    case canonicalOnly = "canonical-only"
+    case acceptForged = "accept-forged"
+    case noBeacon = "no-beacon"
+    case beaconType46 = "beacon-type-46"
+    case noBeaconRelay = "no-beacon-relay"
+    case relayHop255 = "relay-hop-255"
+    case ackBeacons = "ack-beacons"
+    /// Stops answering altogether after the first input it refuses or drops as nonsense.
+    case crashOnRefused = "crash-on-refused"
+    // blemesh only: chunking, reassembly (BLEMESH-R3, R4) and routing (R14 to R17).
+    case reassembleByMessageID = "reassemble-by-message-id"
+    case inOrderChunksOnly = "in-order-chunks-only"
+    case overwriteChunks = "overwrite-chunks"
+    case trustChunkTotal = "trust-chunk-total"
+    case noReassemblyExpiry = "no-reassembly-expiry"
+    case badChunkFlags = "bad-chunk-flags"
+    case rawControl = "raw-control"
+    case noRREP = "no-rrep"
+    case noRREQForward = "no-rreq-forward"
+    case noAnnounce = "no-announce"
+    case noRERR = "no-rerr"
+    case ackNoDestination = "ack-no-destination"
+    case noHopPathAppend = "no-hop-path-append"
+    case fanOutSqrt = "fanout-sqrt"
+    case directedAsBroadcast = "directed-as-broadcast"
+
+    /// The dialects whose reference node carries this deviation. Elsewhere the mutant is the
+    /// reference node itself, so mutant tables and mutant tests skip it there.
+    public var dialects: Set<DialectName> {
+        switch self {
+        case .laxAck, .seqViaDouble, .acceptForged, .noBeacon, .beaconType46, .noBeaconRelay, .relayHop255, .ackBeacons:
+            [.relay]
+        // relay: relaying at once lies inside RELAY-R6's 0-100 ms window (the app does it), so
+        // there no-jitter is the reference node's behaviour, not a deviation a check can fail.
+        case .noJitter, .ignoreHopPath, .reassembleByMessageID, .inOrderChunksOnly, .overwriteChunks, .trustChunkTotal,
+             .noReassemblyExpiry, .badChunkFlags, .rawControl, .noRREP, .noRREQForward, .noAnnounce, .noRERR,
+             .ackNoDestination, .noHopPathAppend, .fanOutSqrt, .directedAsBroadcast:
+            [.blemesh]
+        default:
+            Set(DialectName.allCases)
+        }
+    }
 
     public var summary: String {
         switch self {
@@ -57,6 +116,42 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .doubleDeliver: "delivers a duplicate to the app again"
         case .noJitter: "relays at once, with no jitter"
         case .crashOnTruncated: "stops answering after a truncated input"
+        case .lateRelay: "relays three times the jitter window's end late"
+        case .clampTTL: "clamps a received TTL to the default before relaying"
+        case .dedupByOrigin: "de-duplicates by origin alone: a new message from a known origin is a false duplicate"
+        case .relayOwn: "relays its own messages and beacons when they come back (relay app bug 5)"
+        case .relayForMe: "relays messages addressed to itself too"
+        case .smallDedupCache: "keeps only 16 de-duplication entries"
+        case .shortRetention: "forgets de-duplication entries after 10 s"
+        case .noReack: "does not ack a duplicate again"
+        case .dropForeignAcks: "drops acks for messages it relayed instead of passing them back (relay app bug 7)"
+        case .floodAcks: "forwards an ack it cannot match on every other link"
+        case .ignoreOwnAcks: "ignores acks for its own messages: keeps retransmitting, never tells the app (relay app bug 7)"
+        case .laxAck: "accepts an ack with bytes after its 8-byte header (relay app bug 8)"
+        case .seqViaDouble: "reads seq through a Double, losing the low bits above 2^53 (relay app bug 12)"
+        case .canonicalOnly: "refuses headers not in canonical encoding (key order, spacing, 8.0, lowercase UUIDs)"
+        case .acceptForged: "records a message whose body does not open, so a forged copy pre-empts the genuine one"
+        case .noBeacon: "sends no beacons"
+        case .beaconType46: "sends beacons with packet type 0x46 (relay app bug 1)"
+        case .noBeaconRelay: "never rebroadcasts beacons (relay app bug 2)"
+        case .relayHop255: "rebroadcasts beacons at hop 255 (the hop count wraps to 0)"
+        case .ackBeacons: "acks beacons as if they were frames"
+        case .crashOnRefused: "stops answering after any input it refuses or drops as nonsense"
+        case .reassembleByMessageID: "reassembles chunks by messageID alone, mixing copies from two links (blemesh app bug 7)"
+        case .inOrderChunksOnly: "drops a chunk that is not the next index expected"
+        case .overwriteChunks: "lets a repeated chunk index replace the piece already held (blemesh app bug 7)"
+        case .trustChunkTotal: "takes each chunk's totalChunks as the truth and completes on it (blemesh app bug 7)"
+        case .noReassemblyExpiry: "never discards an incomplete reassembly"
+        case .badChunkFlags: "writes flags 0 on every chunk (no first / last bits)"
+        case .rawControl: "writes ANNOUNCE, RREQ, RREP and RERR envelopes raw, unchunked (blemesh app bug 1)"
+        case .noRREP: "sends no RREP: neither answers an RREQ for itself nor forwards one"
+        case .noRREQForward: "never forwards an RREQ for another node"
+        case .noAnnounce: "has no ANNOUNCE: sends, forwards and learns routes from none"
+        case .noRERR: "sends no RERR when a link with routes goes down"
+        case .ackNoDestination: "sends ACK envelopes without destinationID (blemesh app bug 2)"
+        case .noHopPathAppend: "relays with the hop path unchanged"
+        case .fanOutSqrt: "fans a broadcast out to ceil(sqrt(N)) candidates, without the + 1"
+        case .directedAsBroadcast: "relays a directed envelope like a broadcast, ignoring neighbours and routes"
         }
     }
 }

@@ -4,7 +4,8 @@ public struct LinkProfile: Hashable, Sendable {
     public var loss: Double
     /// Fixed one-way delay.
     public var latency: Duration
-    /// Extra delay drawn uniformly from [0, jitter] for each transmission.
+    /// Extra delay drawn uniformly from [0, jitter] for each transmission. A link stays in
+    /// order: a transmission is never delivered before an earlier one in the same direction.
     public var jitter: Duration
     /// Largest transmission the link carries, in bytes; larger ones are dropped and counted.
     public var mtu: Int

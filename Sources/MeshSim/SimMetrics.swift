@@ -23,13 +23,31 @@ import Foundation
 ///   when the message is injected; for a unicast, the destination if it is running then.
 ///   `deliveryRatio` = first deliveries of a message to an intended recipient / expected.
 ///   A message whose origin is down at its time is not sent and counts in `messagesNotSent`.
-/// - `duplicatesReceived`: receptions of a message transmission at a node that had already
-///   received a transmission of the same message. `appDuplicates`: deliveries to an app of a
+/// - `reachableDeliveries`: the expected deliveries whose recipient is connected to the origin
+///   at injection (a path of present edges between running nodes, any length): what a flood
+///   with unlimited TTL could do on lossless links. `reachableDelivered` counts first deliveries
+///   to those recipients; `reachableDeliveryRatio` = reachableDelivered / reachableDeliveries.
+///   The gap between `deliveryRatio` and it is the topology's doing (a disconnected mesh), not
+///   the protocol's.
+/// - `receptions`: transmissions that arrived (message and background); `messageReceptions`:
+///   those of message transmissions. `duplicatesReceived`: receptions of a message transmission
+///   at a node that had already received a transmission of the same message (per transmission:
+///   the second chunk of a blemesh envelope counts, and so does an ack reaching a node the
+///   frame passed through).
+/// - Copies, as the nodes count them (`NodeCounters`): `copiesReceived` = whole user-message
+///   copies (a relay frame, a blemesh user envelope after reassembly) that descend from a
+///   workload message and were received; `duplicateCopies` = those the receiving node's
+///   de-duplication cache already held; `duplicateRatio` = duplicateCopies / copiesReceived
+///   (0 when none). This is seed 000's "duplicates blocked" over "messages received". `appDuplicates`: deliveries to an app of a
 ///   message it already had. `misdeliveries`: deliveries to a node that was not an intended
 ///   recipient (a unicast's relays, or the origin itself).
 /// - Latency: injection to first delivery at each intended recipient. Hops: the number of
 ///   transmissions in the causal chain that brought that first delivery. Percentiles are
 ///   nearest-rank.
+/// - `acknowledgements`: `.acknowledged` actions, an origin told that the destination got its
+///   message (RELAY-R7.3, BLEMESH-R11). `disconnects`: links a node dropped (`.disconnect`,
+///   RELAY-R11); the edge is then gone for both ends and no longer counts as a path for
+///   `reachableDeliveries`.
 /// - `peakNodeState`: the largest `Node.stateSize.total` of any node after any event.
 /// - `eventsProcessed`: events taken off the queue (receptions, timers, starts, injections,
 ///   churn), including ones dropped because their node was down. `nodeEvents`: calls to
@@ -47,9 +65,14 @@ public struct SimMetrics: Codable, Hashable, Sendable {
     public var expectedDeliveries = 0
     public var delivered = 0
     public var deliveryRatio = 0.0
+    public var reachableDeliveries = 0
+    public var reachableDelivered = 0
+    /// reachableDelivered / reachableDeliveries (0 when nothing was reachable).
+    public var reachableDeliveryRatio = 0.0
     public var misdeliveries = 0
     public var appDuplicates = 0
     public var unknownDeliveries = 0
+    public var acknowledgements = 0
 
     public var transmissions = 0
     public var messageTransmissions = 0
@@ -59,8 +82,14 @@ public struct SimMetrics: Codable, Hashable, Sendable {
     public var mtuDrops = 0
     public var sendsOnDownLinks = 0
     public var droppedInFlight = 0
+    public var disconnects = 0
     public var receptions = 0
+    public var messageReceptions = 0
     public var duplicatesReceived = 0
+    public var copiesReceived = 0
+    public var duplicateCopies = 0
+    /// duplicateCopies / copiesReceived.
+    public var duplicateRatio = 0.0
 
     public var relaysScheduled = 0
     public var relaysImmediate = 0
@@ -121,9 +150,12 @@ public struct SimMetrics: Codable, Hashable, Sendable {
         lines.append("\(label.isEmpty ? "run" : label): \(nodes) nodes, \(edges) edges (average degree \(num(averageDegree))), seed \(seed)")
         lines.append("  messages           \(messages) injected, \(messagesNotSent) not sent (origin down)")
         lines.append("  delivery           \(pct(deliveryRatio)) (\(delivered) of \(expectedDeliveries) expected), \(appDuplicates) app duplicates, \(misdeliveries) misdeliveries")
+        lines.append("  reachable          \(pct(reachableDeliveryRatio)) (\(reachableDelivered) of the \(reachableDeliveries) connected to their origin)")
         lines.append("  transmissions      \(messageTransmissions) for messages (\(num(transmissionsPerMessage)) per message), \(backgroundTransmissions) background")
-        lines.append("  losses             \(lost) lost, \(mtuDrops) over MTU, \(sendsOnDownLinks) on down links, \(droppedInFlight) dropped in flight")
-        lines.append("  receptions         \(receptions), \(duplicatesReceived) duplicates (\(receptions == 0 ? "-" : pct(Double(duplicatesReceived) / Double(receptions))))")
+        lines.append("  acks               \(acknowledgements) messages acknowledged to their origin")
+        lines.append("  losses             \(lost) lost, \(mtuDrops) over MTU, \(sendsOnDownLinks) on down links, \(droppedInFlight) dropped in flight, \(disconnects) links dropped by nodes")
+        lines.append("  receptions         \(receptions), \(messageReceptions) of message transmissions (\(duplicatesReceived) at a node that had one already)")
+        lines.append("  copies             \(copiesReceived) received, \(duplicateCopies) duplicates (\(pct(duplicateRatio)))")
         lines.append("  relays             \(relaysScheduled) scheduled (\(relaysImmediate) immediate), \(relaysExecuted) executed (\(pct(relayExecutionRatio))), \(relaysCancelled) cancelled, \(relaysSuppressed) suppressed, \(relaysPending) pending")
         let latency = latencyP50Ms.map { String(format: "p50 %.1f ms, p99 %.1f ms", $0, latencyP99Ms ?? 0) } ?? "-"
         let hops = hopsP50.map { "p50 \($0), max \(hopsMax ?? 0), mean \(num(hopsMean ?? 0))" } ?? "-"

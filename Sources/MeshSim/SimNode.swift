@@ -6,6 +6,12 @@ import MeshNode
 public protocol SimNode {
     mutating func handle(_ event: NodeEvent, at now: Instant) -> [NodeAction]
     var stateSize: NodeStateSize { get }
+    /// Running totals for the copy and duplicate metrics; a node that keeps none reports zeros.
+    var counters: NodeCounters { get }
+}
+
+extension SimNode {
+    public var counters: NodeCounters { NodeCounters() }
 }
 
 extension Node: SimNode {}

@@ -19,6 +19,10 @@ public final class Simulator<N: SimNode> {
         var jitter: Int64
         /// False once a move took the two nodes out of range.
         var present: Bool
+        /// Arrival time of the last transmission in each direction (lower node to higher, then
+        /// back): a link delivers in order, so a later send never overtakes an earlier one.
+        var lastArrivalUp: Int64 = 0
+        var lastArrivalDown: Int64 = 0
     }
 
     struct TimerRecord {
@@ -48,6 +52,7 @@ public final class Simulator<N: SimNode> {
     private var received: BitSet
     private var deliveredBits: BitSet
     private var intended: BitSet
+    private var reachable: BitSet
     private var injectedAt: [Int64]
     private var latencies: [Int64] = []
     private var hops: [Int] = []
@@ -68,6 +73,7 @@ public final class Simulator<N: SimNode> {
         received = BitSet(count: cells)
         deliveredBits = BitSet(count: cells)
         intended = BitSet(count: cells)
+        reachable = BitSet(count: cells)
         injectedAt = Array(repeating: -1, count: config.workload.messages.count)
         for edge in config.topology.edges {
             addEdge(edge.a, edge.b, profile: edge.profile)
@@ -129,6 +135,7 @@ public final class Simulator<N: SimNode> {
             }
             metrics.receptions += 1
             if tag.message >= 0 {
+                metrics.messageReceptions += 1
                 let bit = Int(tag.message) * nodes.count + v
                 if received[bit] { metrics.duplicatesReceived += 1 } else { received[bit] = true }
             }
@@ -154,15 +161,24 @@ public final class Simulator<N: SimNode> {
         }
         injectedAt[index] = now
         let n = nodes.count
+        let connected = component(of: message.origin)
         if let destination = message.destination {
             if alive[destination], destination != message.origin {
                 intended[index * n + destination] = true
                 metrics.expectedDeliveries += 1
+                if connected[destination] {
+                    reachable[index * n + destination] = true
+                    metrics.reachableDeliveries += 1
+                }
             }
         } else {
             for v in 0..<n where v != message.origin && alive[v] {
                 intended[index * n + v] = true
                 metrics.expectedDeliveries += 1
+                if connected[v] {
+                    reachable[index * n + v] = true
+                    metrics.reachableDeliveries += 1
+                }
             }
         }
         let payload = WorkloadPayload.make(index: index, size: config.workload.payloadSize)
@@ -170,12 +186,36 @@ public final class Simulator<N: SimNode> {
         handle(message.origin, .command(command), kind: .command, tag: CauseTag(message: Int32(index), hops: 0))
     }
 
+    /// The running nodes connected to `origin` now, over present edges (`reachableDeliveries`).
+    private func component(of origin: Int) -> [Bool] {
+        var seen = [Bool](repeating: false, count: nodes.count)
+        seen[origin] = true
+        var stack = [origin]
+        while let v = stack.popLast() {
+            for end in linkEnds[v] where edges[Int(end.edge)].present {
+                let u = Int(end.peer)
+                if alive[u], !seen[u] {
+                    seen[u] = true
+                    stack.append(u)
+                }
+            }
+        }
+        return seen
+    }
+
     // MARK: - Carrying out node actions
 
     private func handle(_ v: Int, _ event: NodeEvent, kind: CauseKind, tag: CauseTag) {
+        let traced = tag.message >= 0
+        let countCopies = traced && kind == .received
+        let before = countCopies ? nodes[v].counters : NodeCounters()
         let actions = nodes[v].handle(event, at: Instant(nanoseconds: now))
         metrics.nodeEvents += 1
-        let traced = tag.message >= 0
+        if countCopies {
+            let after = nodes[v].counters
+            metrics.copiesReceived += after.copiesReceived - before.copiesReceived
+            metrics.duplicateCopies += after.duplicateCopies - before.duplicateCopies
+        }
         var sent = 0
         for action in actions {
             switch action {
@@ -193,10 +233,10 @@ public final class Simulator<N: SimNode> {
                 if let old = timers[v].removeValue(forKey: id.raw), old.isRelay { metrics.relaysCancelled += 1 }
             case .deliver(let message):
                 recordDelivery(at: v, message, tag: tag)
-            case .disconnect, .acknowledged:
-                // The simulated topology is fixed by the run's churn plan, and acks are
-                // counted from the packets themselves.
-                break
+            case .disconnect(let link):
+                disconnect(v, link.raw)
+            case .acknowledged:
+                metrics.acknowledgements += 1
             }
         }
         if traced && kind == .received && sent > 0 {
@@ -234,8 +274,34 @@ public final class Simulator<N: SimNode> {
         }
         var delay = edge.latency
         if edge.jitter > 0 { delay += Int64(random.unit() * Double(edge.jitter)) }
+        // A BLE connection is reliable and in order (link-layer acks, one ATT operation at a
+        // time): jitter delays a transmission but never lets it overtake an earlier one on the
+        // same link. Without this the chunks of successive blemesh envelopes interleave on one
+        // link and overflow the receiver's 64 reassembly slots (BLEMESH-R4), which no radio does.
+        // Equal arrival times keep their order too: the queue breaks ties by scheduling order.
+        var arrival = now + delay
+        if v < Int(end.peer) {
+            arrival = max(arrival, edge.lastArrivalUp)
+            edges[Int(end.edge)].lastArrivalUp = arrival
+        } else {
+            arrival = max(arrival, edge.lastArrivalDown)
+            edges[Int(end.edge)].lastArrivalDown = arrival
+        }
         let next = CauseTag(message: tag.message, hops: tag.hops + 1)
-        queue.schedule(.receive(node: end.peer, link: end.peerLink, bytes: bytes, tag: next), at: now + delay)
+        queue.schedule(.receive(node: end.peer, link: end.peerLink, bytes: bytes, tag: next), at: arrival)
+    }
+
+    /// A node dropped a link (RELAY-R11's eighth neighbour): the edge goes, as a BLE
+    /// disconnection does for both ends, and the peer is told. It stays gone until a move
+    /// brings the two into range again.
+    private func disconnect(_ v: Int, _ link: Int) {
+        guard link >= 0, link < linkEnds[v].count else { return }
+        let end = linkEnds[v][link]
+        guard edges[Int(end.edge)].present else { return }
+        edges[Int(end.edge)].present = false
+        metrics.disconnects += 1
+        let peer = Int(end.peer)
+        if alive[peer] { handle(peer, .linkDown(LinkID(Int(end.peerLink))), kind: .other, tag: .background) }
     }
 
     private func recordDelivery(at v: Int, _ message: AppMessage, tag: CauseTag) {
@@ -254,6 +320,7 @@ public final class Simulator<N: SimNode> {
             return
         }
         metrics.delivered += 1
+        if reachable[bit] { metrics.reachableDelivered += 1 }
         latencies.append(now - injectedAt[index])
         if tag.message == Int32(index) { hops.append(Int(tag.hops)) }
     }
@@ -320,6 +387,8 @@ public final class Simulator<N: SimNode> {
         m.averageDegree = m.nodes == 0 ? 0 : Double(2 * m.edges) / Double(m.nodes)
         m.seed = config.seed
         m.deliveryRatio = m.expectedDeliveries == 0 ? 0 : Double(m.delivered) / Double(m.expectedDeliveries)
+        m.reachableDeliveryRatio = m.reachableDeliveries == 0 ? 0 : Double(m.reachableDelivered) / Double(m.reachableDeliveries)
+        m.duplicateRatio = m.copiesReceived == 0 ? 0 : Double(m.duplicateCopies) / Double(m.copiesReceived)
         let sentMessages = m.messages - m.messagesNotSent
         m.transmissionsPerMessage = sentMessages == 0 ? 0 : Double(m.messageTransmissions) / Double(sentMessages)
         m.relaysPending = timers.reduce(0) { $0 + $1.values.filter(\.isRelay).count }

@@ -99,7 +99,7 @@ struct RunCommand: ParsableCommand {
             // A process DUT runs on the wall clock behind two pipes: the default slack covers that.
             var caps = declared ?? Capabilities.process(d)
             caps.dialect = d
-            _ = (command, caps); throw UsageError("TEMP: process driver pending")
+            return Plan(driver: ProcessDriver(command: command), capabilities: [caps])
         }
         let faults = try parseMutants()
         let dialects = dialect.map { [$0] } ?? declared.map { [$0.dialect] } ?? DialectName.allCases

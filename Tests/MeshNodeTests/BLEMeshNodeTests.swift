@@ -138,6 +138,29 @@ import Testing
         #expect(retry.count == first.count)
     }
 
+    @Test func ackForAPendingMessageIsReportedOnceAndStopsRetries() {
+        // BLEMESH-R11, R13: the ACK names the envelope id; the app hears of it once, by the
+        // same id text a delivery of that envelope carries, and no retry follows.
+        var h = Self.node()
+        let sent = Self.envelopes(h.feed(.command(.send(payload: Array("yo".utf8), to: Self.x))).sends).first { !$0.1.isControlMessage }
+        let original = try! #require(sent?.1)
+        func ackEnvelope(id: UInt8, for messageID: UUID) -> MessageEnvelope {
+            MessageEnvelope(
+                id: address(id).uuid!, originID: Self.x.uuid!, originName: "x", destinationID: Self.me.uuid,
+                timestamp: 1_746_230_400, sequenceNumber: UInt64(id), ttl: 3, hopPath: [Self.x.uuid!, Self.a.uuid!], isControlMessage: true,
+                payload: ControlMessage.deliveryAck(DeliveryAck(messageID: messageID, receiverID: Self.x.uuid!, timestamp: 1)).encoded())
+        }
+        // An ACK for something else is not reported.
+        #expect(Self.feed(&h, ackEnvelope(id: 80, for: address(61).uuid!), on: 1).acknowledged.isEmpty)
+        let out = Self.feed(&h, ackEnvelope(id: 81, for: original.id), on: 1)
+        #expect(out.acknowledged == [original.id.uuidString])
+        #expect(out.acknowledged.first == AppMessage(origin: Self.me, destination: Self.x, payload: [], messageID: original.id.uuidString).messageID)
+        // A second ACK (the destination re-acks a retry it saw twice) is not reported again.
+        #expect(Self.feed(&h, ackEnvelope(id: 82, for: original.id), on: 2).acknowledged.isEmpty)
+        let later = Self.envelopes(h.advance(.seconds(60)).sends).filter { !$0.1.isControlMessage }
+        #expect(later.isEmpty, "retried after the ACK")
+    }
+
     @Test func survivesGarbage() {
         // BLEMESH-R19
         var h = Self.node()

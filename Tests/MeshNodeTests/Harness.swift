@@ -8,11 +8,15 @@ struct Harness {
     enum Output: Hashable, CustomStringConvertible {
         case send([UInt8], LinkID, Instant)
         case deliver(AppMessage, Instant)
+        case disconnect(LinkID, Instant)
+        case acknowledged(String, Instant)
 
         var description: String {
             switch self {
             case .send(let b, let l, let t): "send \(l) @\(t) \(String(decoding: b.prefix(80), as: UTF8.self))"
             case .deliver(let m, let t): "deliver \(m.messageID) @\(t)"
+            case .disconnect(let l, let t): "disconnect \(l) @\(t)"
+            case .acknowledged(let id, let t): "acknowledged \(id) @\(t)"
             }
         }
     }
@@ -61,7 +65,8 @@ struct Harness {
             case .deliver(let message): outputs.append(.deliver(message, now))
             case .setTimer(let id, let at): timers[id] = at
             case .cancelTimer(let id): timers[id] = nil
-            case .disconnect, .acknowledged: break
+            case .disconnect(let link): outputs.append(.disconnect(link, now))
+            case .acknowledged(let id): outputs.append(.acknowledged(id, now))
             }
         }
     }
@@ -73,6 +78,12 @@ extension Array where Element == Harness.Output {
     }
     var deliveries: [AppMessage] {
         compactMap { if case .deliver(let m, _) = $0 { m } else { nil } }
+    }
+    var disconnects: [LinkID] {
+        compactMap { if case .disconnect(let l, _) = $0 { l } else { nil } }
+    }
+    var acknowledged: [String] {
+        compactMap { if case .acknowledged(let id, _) = $0 { id } else { nil } }
     }
 }
 

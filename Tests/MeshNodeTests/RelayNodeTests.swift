@@ -136,11 +136,42 @@ import Testing
     }
 
     @Test func atMostSevenLinks() {
-        // RELAY-R11
-        var h = Self.node(links: 8)
+        // RELAY-R11: the eighth link is disconnected as it comes up, and never used.
+        var h = Self.node(links: 7)
+        #expect(h.outputs.disconnects.isEmpty)
+        #expect(h.feed(.linkUp(LinkID(8), peer: nil)).disconnects == [LinkID(8)])
+        #expect(h.feed(.linkUp(LinkID(9), peer: nil)).disconnects == [LinkID(9)])
+        #expect(h.feed(.linkUp(LinkID(7), peer: nil)).disconnects.isEmpty)   // already one of the seven
         h.feed(.received(Self.frame(from: Self.origin, to: Self.other, ttl: 8, seq: 3), on: LinkID(1)))
         let links = Set(h.advance(.milliseconds(100)).sends.map(\.link))
         #expect(links == Set((2...7).map(LinkID.init)))
+        // Input on the dropped link is ignored.
+        h.feed(.received(Self.frame(from: Self.origin, to: Self.other, ttl: 8, seq: 4), on: LinkID(8)))
+        #expect(h.advance(.seconds(1)).sends.isEmpty)
+        // A link going down frees a place: the next newcomer is kept.
+        h.feed(.linkDown(LinkID(2)))
+        #expect(h.feed(.linkUp(LinkID(10), peer: nil)).disconnects.isEmpty)
+    }
+
+    @Test func ackForOwnFrameIsReportedOnceAndNotForwarded() {
+        // RELAY-R7.3: the origin tells its app, by the seq as text (as a delivery's messageID
+        // has it), stops keeping the frame for new neighbours, and forwards nothing.
+        var h = Self.node()
+        let sent = h.feed(.command(.send(payload: Array("yo".utf8), to: Self.other))).sends
+        guard case .frame(let header, let body) = Self.decode(sent[0].bytes) else { Issue.record("not a frame"); return }
+        let ack = RelayPacket.ack(RelayAck(seq: header.seq)).encoded()
+        let out = h.feed(.received(ack, on: LinkID(2)))
+        #expect(out.acknowledged == [String(header.seq)])
+        #expect(out.sends.isEmpty && h.advance(.seconds(1)).sends.isEmpty)
+        // The delivery at the destination names the message by the same text.
+        var destination = Harness(.relay, address: Self.other)
+        destination.feed(.linkUp(LinkID(1), peer: nil))
+        let delivered = destination.feed(.received(RelayPacket.frame(header, body: body).encoded(), on: LinkID(1))).deliveries
+        #expect(delivered.map(\.messageID) == out.acknowledged)
+        // A second ack is not reported again (and, matching nothing relayed, is dropped).
+        #expect(h.feed(.received(ack, on: LinkID(3))).acknowledged.isEmpty)
+        // RELAY-R8: no longer offered to a new neighbour.
+        #expect(h.feed(.linkUp(LinkID(4), peer: nil)).sends.isEmpty)
     }
 
     @Test func survivesGarbage() {

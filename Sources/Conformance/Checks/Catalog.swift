@@ -1,5 +1,6 @@
 /// Every check meshconform knows, in the order they run. docs/checks.md is generated from
 /// this list (`meshconform list --markdown`), so the page cannot drift from the code.
 public enum Catalog {
-    public static let all: [Check] = RLY.checks + DDP.checks
+    public static let all: [Check] = RLY.checks + RLY.blemeshChecks + DDP.checks + DDP.blemeshChecks + ACK.checks + ACK.blemeshChecks
+        + FRG.checks + RTE.checks + BCN.checks + ROB.checks + ROB.blemeshChecks
 }

@@ -1,8 +1,10 @@
 import MeshNode
+import MeshWire
 
-/// DDP: de-duplication (RELAY-R3, BLEMESH-R5).
+/// DDP: de-duplication (RELAY-R3, R5, R10; BLEMESH-R5). Every assertion that depends on the
+/// DUT's de-duplication lives in this group, so a DUT without a cache fails exactly DDP.
 enum DDP {
-    static let checks = [bv01]
+    static let checks = [bv01, bv02, bv03, bv04, bv05, bv06, bv07, bv08, bv09, bv10]
 
     static let bv01 = Check("DDP/BV-01", "the same message twice on one link is relayed once",
                             needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5"]) { t in
@@ -19,5 +21,193 @@ enum DDP {
                      expected: "a relay on L2", seen: t.summary(first))
         try t.expect(t.copies(of: sent, in: second).isEmpty, "the duplicate was relayed again",
                      expected: "nothing after the second copy", seen: t.summary(second))
+    }
+
+    static let bv02 = Check("DDP/BV-02", "the same message arriving on two links is relayed once",
+                            needs: [.relay, .links(3)], rules: ["RELAY-R3", "RELAY-R5.2", "BLEMESH-R5"]) { t in
+        // 1. Three testers link to the DUT.
+        try t.connect(3)
+        // 2. T1 sends a message for another node; the DUT relays it (to T2 and T3).
+        let sent = try t.message(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination))
+        try t.send(sent, from: 1)
+        let first = try t.observe(for: t.parameters.quietPeriod)
+        try t.expect(!t.copies(of: sent, in: first).isEmpty, "the first copy was not relayed (cannot judge de-duplication)",
+                     expected: "a relay", seen: t.summary(first))
+        // 3. After the relay window, T2 sends the same message, as if it had come a longer way.
+        //    (Waiting first keeps clear of blemesh's MAY-cancel of a relay still scheduled.)
+        try t.send(sent, from: 2)
+        // 4. The DUT relays nothing more.
+        let second = try t.observe(for: t.parameters.quietPeriod)
+        try t.expect(t.copies(of: sent, in: second).isEmpty, "the copy from the second link was relayed again",
+                     expected: "nothing after T2's copy", seen: t.summary(second))
+    }
+
+    static let bv03 = Check("DDP/BV-03", "a new message from a known origin is not a duplicate",
+                            needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5"]) { t in
+        // 1. Two testers link to the DUT.
+        try t.connect(2)
+        // 2. T1 sends two messages from the same origin with the same payload, one after the
+        //    other; only the sequence (and the dialect's message id) differ.
+        for n in 1...2 {
+            let sent = try t.message(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination))
+            try t.send(sent, from: 1)
+            // 3. Each is relayed on L2.
+            let seen = try t.observe(for: t.parameters.quietPeriod)
+            try t.expect(t.copies(of: sent, in: seen).contains { $0.link == LinkID(2) },
+                         n == 1 ? "the first message was not relayed" : "a new message from a known origin was taken for a duplicate",
+                         expected: "message \(n) relayed on L2", seen: t.summary(seen))
+        }
+    }
+
+    static let bv04 = Check("DDP/BV-04", "its own message echoed back is not relayed",
+                            needs: [.relay, .links(2)], rules: ["RELAY-R5.1", "BLEMESH-R6.1"]) { t in
+        // 1. Two testers link to the DUT.
+        try t.connect(2)
+        // 2. T1 sends a message whose origin is the DUT, as a neighbour would relay it back.
+        //    The DUT never sent it, so only its origin id, not its cache, marks it as its own.
+        let echo = try t.message(MessageSpec(from: .dut, to: t.probe.relayedDestination))
+        try t.send(echo, from: 1)
+        // 3. The DUT relays no copy of it.
+        let seen = try t.observe(for: t.parameters.quietPeriod)
+        try t.expect(t.copies(of: echo, in: seen).isEmpty, "relayed its own message",
+                     expected: "no relay", seen: t.summary(seen))
+        // 4. It still relays others' messages.
+        try t.expectStillRelaying(after: "its own message echoed back")
+    }
+
+    static let bv05 = Check("DDP/BV-05", "a message addressed to it is delivered to the app once, however often it arrives",
+                            needs: [.upperTester, .links(2)], rules: ["RELAY-R4.2", "BLEMESH-R5", "BLEMESH-R11"]) { t in
+        // 1. Two testers link to the DUT.
+        try t.connect(2)
+        // 2. T1 sends a message addressed to the DUT; then T1 and T2 each send it again.
+        let sent = try t.message(MessageSpec(from: .stranger(1), to: .dut))
+        var seen: [Observation] = []
+        for tester in [1, 1, 2] {
+            try t.send(sent, from: tester)
+            seen += try t.observe(for: t.parameters.answerPeriod)
+        }
+        // 3. The app got it exactly once.
+        let deliveries = t.deliveries(of: sent, in: seen)
+        try t.expect(deliveries.count == 1, deliveries.isEmpty ? "the message was never delivered" : "delivered more than once",
+                     expected: "one delivery", seen: "\(deliveries.count) deliveries: \(t.summary(seen))")
+    }
+
+    static let bv06 = Check("DDP/BV-06", "the cache holds at least the dialect's capacity",
+                            needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5"]) { t in
+        let capacity = t.parameters.dedupCapacity
+        if let declared = t.capabilities.dedupCapacity {
+            try t.expect(declared >= capacity, "the declared de-duplication capacity is below the page's minimum",
+                         expected: "at least \(capacity) entries", seen: "dedupCapacity \(declared)")
+        }
+        // 1. Two testers link to the DUT.
+        try t.connect(2)
+        // 2. T1 sends a message for another node; it is relayed.
+        let first = try t.message(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination))
+        try t.send(first, from: 1)
+        let seen = try t.observe(for: t.parameters.quietPeriod)
+        try t.expect(!t.copies(of: first, in: seen).isEmpty, "the first message was not relayed (cannot judge de-duplication)",
+                     expected: "a relay on L2", seen: t.summary(seen))
+        // 3. T1 fills the cache: distinct messages up to the page's capacity, less a margin for
+        //    entries the DUT makes for itself meanwhile (its own beacons or announces), in
+        //    batches so a real DUT's queues and the session's buffers keep up.
+        let margin = 8, batch = 64
+        let fill = capacity - 1 - margin
+        var sent = 0
+        while sent < fill {
+            for _ in 0..<min(batch, fill - sent) {
+                let filler = try t.message(MessageSpec(from: .stranger(3), to: t.probe.relayedDestination))
+                try t.send(filler, from: 1)
+                sent += 1
+            }
+            _ = try t.observe(for: t.parameters.quietPeriod)
+        }
+        t.note("sent \(fill) more distinct messages after the first (\(fill + 1) cache entries)")
+        // 4. T1 sends the first message again: still remembered, so not relayed.
+        try t.send(first, from: 1)
+        let again = try t.observe(for: t.parameters.quietPeriod)
+        try t.expect(t.copies(of: first, in: again).isEmpty, "forgot a message within the cache's capacity",
+                     expected: "no relay of the first message after \(fill + 1) entries", seen: t.summary(again))
+    }
+
+    static let bv07 = Check("DDP/BV-07", "a duplicate is still recognised shortly before the retention minimum",
+                            needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5"]) { t in
+        // The page keeps entries at least the retention; testing 10 s short of it leaves room
+        // for a DUT that sweeps its cache on a coarse timer without crossing the boundary.
+        let wait = t.parameters.dedupRetention - .seconds(10)
+        // 1. Two testers link to the DUT.
+        try t.connect(2)
+        // 2. T1 sends a message for another node; it is relayed.
+        let sent = try t.message(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination))
+        try t.send(sent, from: 1)
+        let first = try t.observe(for: t.parameters.quietPeriod)
+        try t.expect(!t.copies(of: sent, in: first).isEmpty, "the first copy was not relayed (cannot judge de-duplication)",
+                     expected: "a relay on L2", seen: t.summary(first))
+        // 3. The tester waits until the retention minimum is 10 s away (INCONC if that is past
+        //    the check's budget: declare checkBudgetSeconds to run it on a real clock).
+        _ = try t.observe(for: wait - t.parameters.quietPeriod)
+        // 4. T1 sends the same message again: not relayed.
+        try t.send(sent, from: 1)
+        let second = try t.observe(for: t.parameters.quietPeriod)
+        try t.expect(t.copies(of: sent, in: second).isEmpty, "forgot a message before the retention minimum",
+                     expected: "no relay \(wait) after the first copy", seen: t.summary(second))
+    }
+
+    static let bv08 = Check("DDP/BV-08", "a beacon repeated, or older than the origin's last, is not rebroadcast; a newer one is",
+                            dialects: [.relay], needs: [.relay, .beacons, .links(2)], rules: ["RELAY-R10.2", "RELAY-R10.4"]) { t in
+        let relay = try t.probe(RelayProbe.self)
+        let origin = relay.address(of: .stranger(1))
+        // 1. Two testers link to the DUT.
+        try t.connect(2)
+        // 2. T1 sends beacons from one stranger with seqNo 5, 5 again, 3, then 6; after each
+        //    the tester watches L2 for the rebroadcast.
+        for (seqNo, relayed) in [(UInt32(5), true), (5, false), (3, false), (6, true)] {
+            try t.write(relay.beacon(from: .stranger(1), seqNo: seqNo), from: 1)
+            let seen = try t.observe(for: t.parameters.quietPeriod)
+            let out = t.beacons(in: seen).filter { $0.beacon.origin == origin.uuid && $0.beacon.seqNo == seqNo && $0.link == LinkID(2) }
+            // 3. 5 and 6 are rebroadcast; the repeat of 5 and the older 3 are not.
+            if relayed {
+                try t.expect(!out.isEmpty, "beacon seqNo \(seqNo) was not rebroadcast", expected: "a rebroadcast on L2", seen: t.summary(seen))
+            } else {
+                try t.expect(out.isEmpty, "beacon seqNo \(seqNo) at or below the origin's last was rebroadcast",
+                             expected: "no rebroadcast", seen: t.summary(seen))
+            }
+        }
+    }
+
+    static let bv09 = Check("DDP/BV-09", "its own beacon echoed back is not rebroadcast",
+                            dialects: [.relay], needs: [.relay, .beacons, .links(2)], rules: ["RELAY-R10.1"]) { t in
+        let relay = try t.probe(RelayProbe.self)
+        // 1. Two testers link to the DUT.
+        try t.connect(2)
+        // 2. T1 sends a beacon with the DUT's own id and a seqNo far ahead of the DUT's, so only
+        //    the origin id, not the cache or lastSeq, marks it as the DUT's own.
+        let seqNo: UInt32 = 100_000
+        try t.write(relay.beacon(from: .dut, seqNo: seqNo, ttl: 5, hop: 2), from: 1)
+        // 3. No rebroadcast of it on L2 (the DUT's own new beacons, hop 0, may go out).
+        let seen = try t.observe(for: t.parameters.quietPeriod)
+        let out = t.beacons(in: seen).filter { $0.beacon.seqNo == seqNo }
+        try t.expect(out.isEmpty, "rebroadcast its own beacon", expected: "no rebroadcast", seen: t.summary(seen))
+    }
+
+    static let bv10 = Check("DDP/BV-10", "a frame dropped for its spent TTL is still recorded, so a later copy is a duplicate",
+                            dialects: [.relay], needs: [.relay, .links(3)], rules: ["RELAY-R5.3"]) { t in
+        let relay = try t.probe(RelayProbe.self)
+        // 1. Three testers link to the DUT.
+        try t.connect(3)
+        // 2. T1 sends a frame for a stranger with TTL 1: not relayed.
+        let spent = try t.message(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination, ttl: 1))
+        try t.send(spent, from: 1)
+        let first = try t.observe(for: t.parameters.quietPeriod)
+        try t.expect(t.copies(of: spent, in: first).isEmpty, "relayed a frame with ttl 1",
+                     expected: "no relay", seen: t.summary(first))
+        // 3. T2 sends the same frame with TTL 5, as a copy over a shorter path would arrive.
+        let again = relay.withTTL(spent, 5)
+        try t.send(again, from: 2)
+        // 4. It is a duplicate: not relayed.
+        let second = try t.observe(for: t.parameters.quietPeriod)
+        try t.expect(t.copies(of: again, in: second).isEmpty, "the TTL-1 frame was not recorded: its later copy was relayed",
+                     expected: "no relay", seen: t.summary(second))
+        // 5. The DUT still relays fresh frames.
+        try t.expectStillRelaying(after: "a duplicate")
     }
 }

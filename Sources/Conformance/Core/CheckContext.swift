@@ -14,8 +14,12 @@ public final class CheckContext {
     private let budgetEnd: Instant
     public private(set) var evidence: [EvidenceEntry] = []
     private var linksUp: Set<Int> = []
+    /// This check's seed (the run's `--seed` mixed with the check id): random stimuli such
+    /// as ROB garbage come from it, so a run is reproducible and `--seed` varies them.
+    public let seed: UInt64
 
-    init(capabilities: Capabilities, probe: any DialectProbe, session: any DUTSession) {
+    init(capabilities: Capabilities, probe: any DialectProbe, session: any DUTSession, seed: UInt64 = 0) {
+        self.seed = seed
         dialect = capabilities.dialect
         self.capabilities = capabilities
         parameters = DialectParameters.of(capabilities.dialect).widened(by: .milliseconds(capabilities.timingSlackMs))
@@ -54,6 +58,13 @@ public final class CheckContext {
     // MARK: stimuli
 
     public func message(_ spec: MessageSpec) throws -> ProbeMessage { try probe.message(spec) }
+
+    /// The probe as its dialect's own type, for checks written for one dialect (raw beacons,
+    /// acks, hand-made headers). A mismatch is the tester's bug: ERROR.
+    public func probe<P: DialectProbe>(_ type: P.Type) throws -> P {
+        guard let typed = probe as? P else { throw TesterError("this check needs a \(P.self); the session runs \(dialect)") }
+        return typed
+    }
 
     /// Tester `tester` sends `message` to the DUT on its link.
     public func send(_ message: ProbeMessage, from tester: Int) throws {
@@ -141,6 +152,22 @@ extension CheckContext {
         observations.compactMap { o in
             guard case .ack(let id, let destination, _)? = o.packet, id == message.ackID, let link = o.link else { return nil }
             return (destination, link, o.time)
+        }
+    }
+
+    /// Beacons the DUT sent (its own and the ones it relayed), with link and time.
+    public func beacons(in observations: [Observation]) -> [(beacon: Beacon, link: LinkID, time: Duration)] {
+        observations.compactMap { o in
+            guard case .beacon(let b)? = o.packet, let link = o.link else { return nil }
+            return (b, link, o.time)
+        }
+    }
+
+    /// Every ack the DUT sent, whatever it names: for checks that the DUT acks nothing.
+    public func anyAcks(in observations: [Observation]) -> [(ackID: String, link: LinkID, time: Duration)] {
+        observations.compactMap { o in
+            guard case .ack(let id, _, _)? = o.packet, let link = o.link else { return nil }
+            return (id, link, o.time)
         }
     }
 

@@ -22,6 +22,9 @@ public struct DialectParameters: Sendable {
     /// How long a silence must last before the tester concludes nothing more will come:
     /// the relay window's end, widened.
     public var quietPeriod: Duration { relayWindow.upperBound + .milliseconds(20) }
+    /// How long to wait for an answer the DUT owes (an ack, a control reply) or a relay before
+    /// concluding none will come: the longer of the two windows, widened alike.
+    public var answerPeriod: Duration { max(quietPeriod, responseWindow + .milliseconds(20)) }
 
     public static func of(_ dialect: DialectName) -> DialectParameters {
         switch dialect {

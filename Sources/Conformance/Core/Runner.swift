@@ -59,7 +59,7 @@ public struct Runner {
             result.reason = "could not start the DUT: \(error)"
             return result
         }
-        let context = CheckContext(capabilities: capabilities, probe: probe, session: session)
+        let context = CheckContext(capabilities: capabilities, probe: probe, session: session, seed: Self.seed(seed, check.id))
         do {
             try check.body(context)
             result.verdict = .pass

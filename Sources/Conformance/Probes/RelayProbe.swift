@@ -14,6 +14,7 @@ public final class RelayProbe: DialectProbe {
     private var dutPublicKey: [UInt8]?
     private var nextSeq: UInt64 = 0
     private var nonceCounter: UInt64 = 0
+    private var sessionKeys: [[Party]: SessionKey] = [:]
     /// Parties a check may use: testers 1...8, strangers 1...9.
     static let testers = 1...8
     static let strangers = 1...9
@@ -22,7 +23,14 @@ public final class RelayProbe: DialectProbe {
 
     public var relayedDestination: Party? { .stranger(2) }
 
-    static func identity(_ party: Party) -> RelayIdentity {
+    /// Every party's identity, derived once: a derivation is an X25519 key computation, and
+    /// `describe` looks up every party for each packet of the evidence.
+    private static let identities: [Party: RelayIdentity] = Dictionary(uniqueKeysWithValues:
+        (testers.map(Party.tester) + strangers.map(Party.stranger) + [.dut]).map { ($0, derive($0)) })
+
+    static func identity(_ party: Party) -> RelayIdentity { identities[party] ?? derive(party) }
+
+    private static func derive(_ party: Party) -> RelayIdentity {
         let name: String
         switch party {
         case .tester(let n): name = "meshconform tester \(n)"
@@ -149,7 +157,10 @@ public final class RelayProbe: DialectProbe {
         } else {
             peerKey = Self.identity(destination).publicKey
         }
-        let key = try SessionKey(privateKey: Self.identity(origin).privateKey, peerPublicKey: peerKey)
+        // One X25519 agreement per pair of parties, not per frame (DDP capacity sends a thousand).
+        let pair = [origin, destination]
+        let key = try sessionKeys[pair] ?? SessionKey(privateKey: Self.identity(origin).privateKey, peerPublicKey: peerKey)
+        sessionKeys[pair] = key
         return try SealedBody.seal(payload, key: key, nonce: nonce).encoded()
     }
 }

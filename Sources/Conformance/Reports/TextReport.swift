@@ -3,7 +3,7 @@
 public enum TextReport {
     /// `FAIL  DDP/BV-01   the same message twice on one link is relayed once`.
     public static func line(_ r: CheckResult, verbose: Bool = false) -> String {
-        var text = "\(r.verdict.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0))\(r.id.padding(toLength: 11, withPad: " ", startingAt: 0)) \(r.purpose)"
+        var text = "\(r.verdict.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))\(r.id.padding(toLength: 11, withPad: " ", startingAt: 0)) \(r.purpose)"
         let explain = verbose || [.fail, .error, .inconclusive].contains(r.verdict)
         if let reason = r.reason, explain || r.verdict == .notApplicable { text += "\n        \(r.verdict == .notApplicable ? "NA: " : "")\(reason)" }
         if explain {

@@ -44,7 +44,7 @@ struct BLEMeshEngine: DialectEngine {
     private var scheduler: RelayScheduler<SeenKey>
     private var seen: DedupCache<SeenKey, Void>
     private var seenRequests: DedupCache<UUID, Void>
-    private var reassembly = LinkReassembly()
+    private var reassembly: LinkReassembly
     private var routes = RouteTable()
     /// link -> neighbour device id, when known (BLEMESH-R1).
     private var links: [LinkID: UUID?] = [:]
@@ -57,6 +57,7 @@ struct BLEMeshEngine: DialectEngine {
     private var crashed = false
     private(set) var dropped = 0
     private(set) var acked: [UUID] = []
+    private(set) var counters = NodeCounters()
 
     init(config: NodeConfig, seed: UInt64) {
         self.config = config
@@ -68,15 +69,18 @@ struct BLEMeshEngine: DialectEngine {
         epoch = config.dialectSettings["epoch"].flatMap(Double.init) ?? 1_746_230_400
         sequence = config.dialectSettings["sequenceNumber"].flatMap(UInt64.init) ?? 0
         scheduler = RelayScheduler(policy: config.relayPolicy, noJitter: config.faults.contains(.noJitter))
-        seen = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)
+        // Mutants: a cache smaller, or a memory shorter, than BLEMESH-R5's minimum.
+        seen = DedupCache(capacity: config.faults.contains(.smallDedupCache) ? 16 : Self.dedupCapacity,
+                          retention: config.faults.contains(.shortRetention) ? .seconds(10) : Self.retention)
         seenRequests = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)
+        reassembly = LinkReassembly(faults: config.faults)
         reverse = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)
     }
 
     var stateSize: NodeStateSize {
         var size = NodeStateSize()
         size.dedupEntries = seen.footprint + seenRequests.footprint
-        size.scheduledRelays = scheduler.count
+        size.scheduledRelays = scheduler.relays
         size.reassemblies = reassembly.count
         size.storedMessages = pending.count
         size.timers = scheduler.count + purposes.count
@@ -117,9 +121,12 @@ struct BLEMeshEngine: DialectEngine {
         // BLEMESH-R18: neighbours have routes of hop count 0.
         if let peer { routes.offer(peer, via: peer, hopCount: 0, hopPath: [peer], at: now) }
         // BLEMESH-R14: ANNOUNCE {own id, name, hopCount 0}, envelope ttl 2, on every link.
-        let announce = PeerAnnounce(deviceID: nodeID, deviceName: name, timestamp: innerTime(now), hopCount: 0)
-        let envelope = newControl(.peerAnnounce(announce), to: nil, ttl: Self.controlTTL, at: now)
-        var actions = send(envelope, on: allLinks(), at: now)
+        var actions: [NodeAction] = []
+        if !config.faults.contains(.noAnnounce) {
+            let announce = PeerAnnounce(deviceID: nodeID, deviceName: name, timestamp: innerTime(now), hopCount: 0)
+            let envelope = newControl(.peerAnnounce(announce), to: nil, ttl: Self.controlTTL, at: now)
+            actions = send(envelope, on: allLinks(), at: now)
+        }
         // BLEMESH-R13 store-and-forward: unacked directed messages also go to the newcomer.
         for (_, message) in pending.sorted(by: { $0.value.firstSent < $1.value.firstSent }) where message.envelope.destinationID == peer {
             actions += send(message.envelope, on: [link], at: now)
@@ -133,7 +140,7 @@ struct BLEMeshEngine: DialectEngine {
         guard let lost = neighbour else { return [] }
         // BLEMESH-R17: routes through the lost neighbour go; if any did, RERR on every remaining link.
         let affected = routes.remove(via: lost)
-        guard !affected.isEmpty, !links.isEmpty else { return [] }
+        guard !affected.isEmpty, !links.isEmpty, !config.faults.contains(.noRERR) else { return [] }
         let error = RouteError(errorID: rng.uuid(), unreachableID: lost, reporterID: nodeID, affectedDestinations: affected, timestamp: innerTime(now))
         return send(newControl(.routeError(error), to: nil, ttl: Self.controlTTL, at: now), on: allLinks(), at: now)
     }
@@ -244,14 +251,20 @@ struct BLEMeshEngine: DialectEngine {
             chunk = try MessageChunk(decoding: bytes)
         } catch {
             // BLEMESH-R19: a refused value is dropped; the node goes on.
-            dropped += 1
+            refuse()
             if config.faults.contains(.crashOnTruncated), error.code == .truncated { crashed = true }
+            return []
+        }
+        // Mutant canonical-only: refuses any encoding but its own (BLEMESH-W5 says accept them).
+        if config.faults.contains(.canonicalOnly), chunk.encoded() != bytes {
+            refuse()
             return []
         }
         // BLEMESH-R4: per (link, messageID).
         guard let bytes = reassembly.add(chunk, on: link, at: now) else { return [] }
-        guard let envelope = try? MessageEnvelope(decoding: bytes) else {
-            dropped += 1
+        guard let envelope = try? MessageEnvelope(decoding: bytes),
+              !config.faults.contains(.canonicalOnly) || envelope.encoded() == bytes else {   // mutant canonical-only
+            refuse()
             return []
         }
         return envelopeReceived(envelope, on: link, at: now)
@@ -263,30 +276,41 @@ struct BLEMeshEngine: DialectEngine {
             links[link] = .some(last)
             routes.offer(last, via: last, hopCount: 0, hopPath: [last], at: now)
         }
-        let key = SeenKey(id: envelope.id, origin: envelope.originID, sequence: envelope.sequenceNumber)
+        // Mutant dedup-by-origin: one key per origin, so every later envelope is a false duplicate.
+        let key = config.faults.contains(.dedupByOrigin)
+            ? SeenKey(id: envelope.originID, origin: envelope.originID, sequence: 0)
+            : SeenKey(id: envelope.id, origin: envelope.originID, sequence: envelope.sequenceNumber)
         let forMe = envelope.destinationID == nodeID
+        if !envelope.isControlMessage {
+            counters.copiesReceived += 1
+            if seen.contains(key, at: now) { counters.duplicateCopies += 1 }
+        }
         // BLEMESH-R5: checked first; a duplicate is only re-acked (R11) and may cancel a relay (R10).
         if !config.faults.contains(.noDedup), seen.contains(key, at: now) {
             var actions = scheduler.heardAgain(key)
             if forMe, !envelope.isControlMessage, !envelope.isEncrypted, envelope.originID != nodeID {
                 if config.faults.contains(.doubleDeliver) { actions.append(.deliver(appMessage(envelope))) }   // mutant
-                actions += ack(envelope, on: link, at: now)
+                if !config.faults.contains(.noReack) { actions += ack(envelope, on: link, at: now) }   // mutant: no re-ack
             }
+            // Mutant relay-own: its own envelope coming back is relayed again.
+            if config.faults.contains(.relayOwn), envelope.originID == nodeID { actions += relay(envelope, from: link, key: key, at: now) }
             return actions
         }
         seen.insert(key, at: now)
-        // BLEMESH-R6.1: own envelope echoed.
-        guard envelope.originID != nodeID else { return [] }
+        // BLEMESH-R6.1: own envelope echoed (mutant relay-own: handled like any other).
+        guard envelope.originID != nodeID || config.faults.contains(.relayOwn) else { return [] }
         // BLEMESH-R6.7: encrypted envelopes are neither delivered, relayed nor acked.
         guard !envelope.isEncrypted else { return [] }
         if envelope.isControlMessage {
             // BLEMESH-R6.2: directed elsewhere: relay, do not process.
             if let destination = envelope.destinationID, destination != nodeID {
+                // Mutants drop-foreign-acks, ack-no-destination (app bug 2): control envelopes are never relayed.
+                if config.faults.contains(.dropForeignAcks) || config.faults.contains(.ackNoDestination) { return [] }
                 return relay(envelope, from: link, key: key, at: now)
             }
             // BLEMESH-R6.3: ours (or undirected): handle by type, never relay as an envelope.
             guard let control = try? envelope.controlMessage() else {
-                dropped += 1   // BLEMESH-R19
+                refuse()   // BLEMESH-R19
                 return []
             }
             return handle(control, in: envelope, on: link, at: now)
@@ -298,8 +322,9 @@ struct BLEMeshEngine: DialectEngine {
             if config.faults.contains(.ackBroadcast) { actions += ack(envelope, on: link, at: now) }   // mutant
             return actions + relay(envelope, from: link, key: key, at: now)
         case nodeID:
-            // BLEMESH-R6.5: deliver, ack, do not relay.
-            return [.deliver(appMessage(envelope))] + ack(envelope, on: link, at: now)
+            // BLEMESH-R6.5: deliver, ack, do not relay (mutant relay-for-me: relays it too).
+            let relayed = config.faults.contains(.relayForMe) ? relay(envelope, from: link, key: key, at: now) : []
+            return [.deliver(appMessage(envelope))] + ack(envelope, on: link, at: now) + relayed
         default:
             // BLEMESH-R6.6: relay as directed, do not deliver.
             return relay(envelope, from: link, key: key, at: now)
@@ -319,7 +344,14 @@ struct BLEMeshEngine: DialectEngine {
         let messageID = config.faults.contains(.ackWrongID) ? rng.uuid() : envelope.id   // mutant: wrong id
         let ack = DeliveryAck(messageID: messageID, receiverID: nodeID, timestamp: innerTime(now))
         let ttl = min(envelope.hopPath.count + 1, 255)
-        return send(newControl(.deliveryAck(ack), to: envelope.originID, ttl: ttl, at: now), on: [link], at: now)
+        let destination = config.faults.contains(.ackNoDestination) ? nil : envelope.originID   // mutant: app bug 2
+        return send(newControl(.deliveryAck(ack), to: destination, ttl: ttl, at: now), on: [link], at: now)
+    }
+
+    /// BLEMESH-R19: a refused input changes no state; the crash-on-refused mutant stops instead.
+    private mutating func refuse() {
+        dropped += 1
+        if config.faults.contains(.crashOnRefused) { crashed = true }
     }
 
     // MARK: relaying
@@ -329,30 +361,39 @@ struct BLEMeshEngine: DialectEngine {
         // BLEMESH-R7: relay only if ttl > 1; no clamp.
         guard envelope.ttl > 1 || config.faults.contains(.relayTTLOne) else { return [] }
         var relayed = envelope
-        if !config.faults.contains(.noTTLDecrement) { relayed.ttl = max(envelope.ttl - 1, 0) }
-        relayed.hopPath.append(nodeID)
+        if config.faults.contains(.clampTTL) { relayed.ttl = min(relayed.ttl, Self.maxTTL) }   // mutant
+        if !config.faults.contains(.noTTLDecrement) { relayed.ttl = max(relayed.ttl - 1, 0) }
+        if !config.faults.contains(.noHopPathAppend) { relayed.hopPath.append(nodeID) }
         // BLEMESH-R7: candidates exclude the ingress and every neighbour already on the hop path.
         let onPath = Set(envelope.hopPath)
         let candidates = allLinks().filter { link in
-            if link == ingress, !config.faults.contains(.relayToSender) { return false }
+            if link == ingress { return config.faults.contains(.relayToSender) }   // mutant: back to the sender
             if config.faults.contains(.ignoreHopPath) { return true }
             guard let neighbour = links[link] ?? nil else { return true }
             return !onPath.contains(neighbour)
         }
         let targets: [LinkID]
-        if let destination = envelope.destinationID {
+        if config.faults.contains(.floodAcks), envelope.isControlMessage {
+            targets = candidates   // mutant: a directed control envelope goes to every candidate
+        } else if let destination = envelope.destinationID, !config.faults.contains(.directedAsBroadcast) {
             targets = directedLinks(for: destination, candidates: candidates, at: now)   // BLEMESH-R9
-        } else {
+        } else if config.relayPolicy == .dialect {
             targets = fanOut(candidates)   // BLEMESH-R8
+        } else {
+            // Fan-out is the dialect's way of thinning a flood, as probability and cancellation
+            // are seed 000's and none is plain flooding's: another policy replaces it, so the
+            // simulator compares the three on the same split-horizon candidates.
+            targets = candidates
         }
         let sends = chunkSends(relayed, on: targets)
-        // BLEMESH-R10: jitter by degree.
-        return scheduler.relay(sends, key: key, degree: links.count, window: jitter, now: now, rng: &rng, timers: &timers)
+        // BLEMESH-R10: jitter by degree (mutant late-relay: three times the window's end).
+        let window = config.faults.contains(.lateRelay) ? JitterWindow(minimum: jitter.maximum * 3, maximum: jitter.maximum * 3) : jitter
+        return scheduler.relay(sends, key: key, degree: links.count, window: window, now: now, rng: &rng, timers: &timers)
     }
 
     /// BLEMESH-R8: K = ceil(sqrt(N)) + 1 of N candidates, uniformly at random; all when K >= N.
     private mutating func fanOut(_ candidates: [LinkID]) -> [LinkID] {
-        let k = Int(Double(candidates.count).squareRoot().rounded(.up)) + 1
+        let k = Int(Double(candidates.count).squareRoot().rounded(.up)) + (config.faults.contains(.fanOutSqrt) ? 0 : 1)
         guard k < candidates.count else { return candidates }
         return Array(candidates.shuffled(using: &rng).prefix(k)).sorted()
     }
@@ -369,8 +410,15 @@ struct BLEMeshEngine: DialectEngine {
 
     private func chunkSends(_ envelope: MessageEnvelope, on targets: [LinkID]) -> [NodeAction] {
         // BLEMESH-R3: every envelope chunked (162-byte pieces), chunks in index order per link.
-        let chunks = Chunker.chunks(of: envelope).map { $0.encoded() }
-        return targets.flatMap { link in chunks.map { NodeAction.send($0, on: link) } }
+        var chunks = Chunker.chunks(of: envelope)
+        if config.faults.contains(.badChunkFlags) { for i in chunks.indices { chunks[i].flags = [] } }   // mutant
+        var units = chunks.map { $0.encoded() }
+        // Mutant raw-control (app bug 1): routing control envelopes written as they are, unchunked.
+        if config.faults.contains(.rawControl), let kind = try? envelope.controlMessage()?.kind,
+           [.peerAnnounce, .routeRequest, .routeReply, .routeError].contains(kind) {
+            units = [envelope.encoded()]
+        }
+        return targets.flatMap { link in units.map { NodeAction.send($0, on: link) } }
     }
 
     /// Sends an envelope this node originates or answers with, at once.
@@ -385,10 +433,10 @@ struct BLEMeshEngine: DialectEngine {
         switch control {
         case .deliveryAck(let ack):
             // BLEMESH-R11: an ACK for one of our pending messages marks it delivered.
-            guard pending[ack.messageID] != nil else { return [] }
+            guard pending[ack.messageID] != nil, !config.faults.contains(.ignoreOwnAcks) else { return [] }
             if acked.count >= Self.maxPending { acked.removeFirst() }
             acked.append(ack.messageID)
-            return forget(ack.messageID)
+            return forget(ack.messageID) + [.acknowledged(messageID: ack.messageID.uuidString)]
         case .readReceipt:
             return []   // no read state is kept
         case .peerAnnounce(let announce):
@@ -408,12 +456,13 @@ struct BLEMeshEngine: DialectEngine {
 
     /// BLEMESH-R14.
     private mutating func announced(_ announce: PeerAnnounce, neighbour: UUID?, on link: LinkID, at now: Instant) -> [NodeAction] {
-        guard announce.deviceID != nodeID else { return [] }
+        guard announce.deviceID != nodeID, !config.faults.contains(.noAnnounce) else { return [] }
         if let neighbour { routes.offer(announce.deviceID, via: neighbour, hopCount: announce.hopCount + 1, at: now) }
         guard announce.hopCount < 2 else { return [] }
         var next = announce
         next.hopCount += 1
-        let targets = allLinks().filter { $0 != link && links[$0] != .some(announce.deviceID) }
+        let toSender = config.faults.contains(.relayToSender)   // mutant: back on the ingress too
+        let targets = allLinks().filter { ($0 != link || toSender) && links[$0] != .some(announce.deviceID) }
         guard !targets.isEmpty else { return [] }
         let envelope = newControl(.peerAnnounce(next), to: nil, ttl: Self.controlTTL, at: now)
         return scheduler.reply(send(envelope, on: targets, at: now), window: jitter, now: now, rng: &rng, timers: &timers)
@@ -421,25 +470,27 @@ struct BLEMeshEngine: DialectEngine {
 
     /// BLEMESH-R15.
     private mutating func routeRequest(_ request: RouteRequest, neighbour: UUID?, on link: LinkID, at now: Instant) -> [NodeAction] {
-        // 1. seen before: drop.
-        guard seenRequests.insert(request.requestID, at: now) else { return [] }
+        // 1. seen before: drop (mutant no-dedup: keeps no request ids either).
+        guard seenRequests.insert(request.requestID, at: now) || config.faults.contains(.noDedup) else { return [] }
         // 2. route to the origin via the ingress neighbour, and the reverse route.
         if let neighbour { routes.offer(request.originID, via: neighbour, hopCount: request.hopCount + 1, hopPath: request.hopPath.reversed(), at: now) }
         reverse.update(request.originID, value: link, at: now)
         // 3. for us: RREP on the ingress link (BLEMESH-R16).
         if request.destinationID == nodeID {
+            guard !config.faults.contains(.noRREP) else { return [] }   // mutant
             let reply = RouteReply(
                 requestID: request.requestID, originID: request.originID, destinationID: nodeID, destinationName: name,
                 hopCount: 0, hopPath: request.hopPath.reversed(), timestamp: innerTime(now))
             return send(newControl(.routeReply(reply), to: nil, ttl: Self.maxTTL, at: now), on: [link], at: now)
         }
         // 4. (proxy RREP, MAY) not done. 5. forward while hopCount < ttl.
-        guard request.hopCount < request.ttl else { return [] }
+        guard request.hopCount < request.ttl, !config.faults.contains(.noRREQForward) else { return [] }
         var forwarded = request
         forwarded.hopCount += 1
         forwarded.hopPath.append(nodeID)
         let onPath = Set(request.hopPath)
-        let targets = allLinks().filter { $0 != link && !(links[$0].flatMap { $0 }.map(onPath.contains) ?? false) }
+        let toSender = config.faults.contains(.relayToSender)   // mutant: back on the ingress too
+        let targets = allLinks().filter { ($0 != link || toSender) && !(links[$0].flatMap { $0 }.map(onPath.contains) ?? false) }
         guard !targets.isEmpty else { return [] }
         let envelope = newControl(.routeRequest(forwarded), to: nil, ttl: max(0, request.ttl - forwarded.hopCount), at: now)
         return scheduler.reply(send(envelope, on: targets, at: now), window: jitter, now: now, rng: &rng, timers: &timers)
@@ -454,7 +505,7 @@ struct BLEMeshEngine: DialectEngine {
             purposes[timer] = nil
             return [.cancelTimer(timer)]
         }
-        guard let back = reverse.value(for: reply.originID, at: now), links[back] != nil else { return [] }
+        guard let back = reverse.value(for: reply.originID, at: now), links[back] != nil, !config.faults.contains(.noRREP) else { return [] }
         var forwarded = reply
         forwarded.hopCount += 1
         return send(newControl(.routeReply(forwarded), to: nil, ttl: Self.maxTTL, at: now), on: [back], at: now)

@@ -12,16 +12,22 @@ struct RelayScheduler<Key: Hashable> {
     let policy: RelayPolicyKind
     /// How many relays may wait at once; a relay beyond it is dropped.
     let capacity: Int
+    /// How many replies (acks, announces, route requests) may wait at once. Separate from
+    /// `capacity`: seed 000's limit of 20 is on relays, and a burst of ANNOUNCEs at link-up
+    /// must not be thinned by it, nor crowd out the relays.
+    let replyCapacity = 1024
     /// The `.noJitter` mutant: every delay is zero.
     let noJitter: Bool
 
     private struct Pending {
         var key: Key?
+        var isRelay: Bool
         var actions: [NodeAction]
     }
 
     private var pending: [TimerID: Pending] = [:]
     private var byKey: [Key: TimerID] = [:]
+    private var relaysWaiting = 0
 
     /// Counters for the simulator's metrics.
     private(set) var scheduled = 0
@@ -35,7 +41,10 @@ struct RelayScheduler<Key: Hashable> {
         capacity = policy == .probabilistic ? 20 : 1024
     }
 
+    /// Relays and replies waiting for their time.
     var count: Int { pending.count }
+    /// Relays alone waiting (what `capacity` limits).
+    var relays: Int { relaysWaiting }
 
     /// Seed 000's relay probability for a node with `degree` links.
     static func probability(degree: Int) -> Double {
@@ -63,9 +72,9 @@ struct RelayScheduler<Key: Hashable> {
                 dropped += 1
                 return []
             }
-            return later(actions, key: key, window: window, now: now, rng: &rng, timers: &timers)
+            return later(actions, key: key, isRelay: true, window: window, now: now, rng: &rng, timers: &timers)
         case .dialect:
-            return later(actions, key: nil, window: window, now: now, rng: &rng, timers: &timers)
+            return later(actions, key: nil, isRelay: true, window: window, now: now, rng: &rng, timers: &timers)
         }
     }
 
@@ -77,13 +86,14 @@ struct RelayScheduler<Key: Hashable> {
     ) -> [NodeAction] {
         guard !actions.isEmpty else { return [] }
         if policy == .flood { return actions }
-        return later(actions, key: nil, window: window, now: now, rng: &rng, timers: &timers)
+        return later(actions, key: nil, isRelay: false, window: window, now: now, rng: &rng, timers: &timers)
     }
 
     /// The message `key` was heard again: under `.probabilistic` its scheduled relay is cancelled.
     mutating func heardAgain(_ key: Key) -> [NodeAction] {
         guard policy == .probabilistic, let id = byKey.removeValue(forKey: key) else { return [] }
         pending[id] = nil
+        relaysWaiting -= 1
         cancelled += 1
         return [.cancelTimer(id)]
     }
@@ -92,28 +102,34 @@ struct RelayScheduler<Key: Hashable> {
     mutating func fire(_ id: TimerID) -> [NodeAction]? {
         guard let entry = pending.removeValue(forKey: id) else { return nil }
         if let key = entry.key { byKey[key] = nil }
-        executed += 1
+        if entry.isRelay {
+            relaysWaiting -= 1
+            executed += 1
+        }
         return entry.actions
     }
 
     private mutating func later(
-        _ actions: [NodeAction], key: Key?, window: JitterWindow, now: Instant,
+        _ actions: [NodeAction], key: Key?, isRelay: Bool, window: JitterWindow, now: Instant,
         rng: inout SeededRandom, timers: inout TimerClock
     ) -> [NodeAction] {
         let delay = noJitter ? .zero : rng.delay(in: window)
         if delay == .zero {
-            executed += 1
+            if isRelay { executed += 1 }
             return actions
         }
-        guard pending.count < capacity else {
-            dropped += 1
+        if let key, byKey[key] != nil { return [] }   // already waiting to go out
+        guard isRelay ? relaysWaiting < capacity : pending.count - relaysWaiting < replyCapacity else {
+            if isRelay { dropped += 1 }
             return []
         }
-        if let key, byKey[key] != nil { return [] }   // already waiting to go out
         let id = timers.make()
-        pending[id] = Pending(key: key, actions: actions)
+        pending[id] = Pending(key: key, isRelay: isRelay, actions: actions)
         if let key { byKey[key] = id }
-        scheduled += 1
+        if isRelay {
+            relaysWaiting += 1
+            scheduled += 1
+        }
         return [.setTimer(id, at: now + delay)]
     }
 }

@@ -50,13 +50,16 @@ struct RelayEngine: DialectEngine {
     private var crashed = false
     /// Inputs refused by a decoder or dropped as nonsense (RELAY-R12).
     private(set) var dropped = 0
+    private(set) var counters = NodeCounters()
 
     init(config: NodeConfig, seed: UInt64) {
         self.config = config
         keyring = RelayKeyring(config: config)
         rng = SeededRandom(seed: seed)
         scheduler = RelayScheduler(policy: config.relayPolicy, noJitter: config.faults.contains(.noJitter))
-        seen = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)
+        // Mutants: a cache smaller, or a memory shorter, than RELAY-R3's minimum.
+        seen = DedupCache(capacity: config.faults.contains(.smallDedupCache) ? 16 : Self.dedupCapacity,
+                          retention: config.faults.contains(.shortRetention) ? .seconds(10) : Self.retention)
         ackRoutes = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)
         lastSeq = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)
         epoch = config.dialectSettings["epoch"].flatMap(Double.init) ?? 1_746_230_400
@@ -67,7 +70,7 @@ struct RelayEngine: DialectEngine {
     var stateSize: NodeStateSize {
         var size = NodeStateSize()
         size.dedupEntries = seen.footprint + lastSeq.footprint
-        size.scheduledRelays = scheduler.count
+        size.scheduledRelays = scheduler.relays
         size.storedMessages = outstanding.count
         size.timers = scheduler.count + (beaconTimer == nil ? 0 : 1)
         size.other = ackRoutes.footprint + links.count + keyring.sessionCount
@@ -90,12 +93,12 @@ struct RelayEngine: DialectEngine {
     // MARK: links and beacons
 
     private mutating func linkUp(_ link: LinkID, at now: Instant) -> [NodeAction] {
-        // RELAY-R11: at most 7 links; an eighth is treated as not up (never used, input ignored).
-        guard links.count < Self.maxNeighbours || links.contains(link) else { return [] }
+        // RELAY-R11: at most 7 links; one beyond is disconnected (and never used meanwhile).
+        guard links.count < Self.maxNeighbours || links.contains(link) else { return [.disconnect(link)] }
         links.insert(link)
         var actions: [NodeAction] = []
         // RELAY-R9: beacons run while at least one link is up.
-        if beaconTimer == nil {
+        if beaconTimer == nil, !config.faults.contains(.noBeacon) {
             let id = timers.make()
             beaconTimer = id
             actions.append(.setTimer(id, at: now + Self.beaconPeriod))
@@ -116,7 +119,8 @@ struct RelayEngine: DialectEngine {
         }
         // RELAY-R9: type 'B', own id, seqNo 1, 2, ..., ttl 8, hop 0, on every link, every 2 s.
         beaconSeqNo &+= 1
-        let beacon = RelayPacket.beacon(Beacon(origin: nodeID, seqNo: beaconSeqNo, ttl: Self.defaultTTL, hop: 0)).encoded()
+        var beacon = RelayPacket.beacon(Beacon(origin: nodeID, seqNo: beaconSeqNo, ttl: Self.defaultTTL, hop: 0)).encoded()
+        if config.faults.contains(.beaconType46) { beacon[0] = 0x46 }   // mutant: the app's type byte
         seen.insert(.beacon(origin: nodeID, seqNo: beaconSeqNo), value: SeenFrame(ingress: nil, relayed: false), at: now)
         let next = timers.make()
         beaconTimer = next
@@ -162,28 +166,57 @@ struct RelayEngine: DialectEngine {
         guard links.contains(link) else { return [] }   // RELAY-R11: not one of our 7 links
         let packet: RelayPacket
         do {
-            packet = try RelayPacket(decoding: bytes)
+            packet = try decode(bytes)
         } catch {
             // RELAY-R12: a refused packet is dropped and changes no state.
-            dropped += 1
+            refuse()
             if config.faults.contains(.crashOnTruncated), error.code == .truncated { crashed = true }
             return []
         }
+        // Mutant canonical-only: refuses any encoding but its own (RELAY-W6 says accept them).
+        if config.faults.contains(.canonicalOnly), packet.encoded() != bytes {
+            refuse()
+            return []
+        }
         switch packet {
-        case .frame(let header, let body): return frame(header, body: body, on: link, at: now)
-        case .ack(let ack): return ackReceived(ack.seq, on: link, at: now)
+        case .frame(let header, let body):
+            counters.copiesReceived += 1
+            if seen.contains(.frame(origin: header.origin, seq: header.seq), at: now) { counters.duplicateCopies += 1 }
+            return frame(header, body: body, on: link, at: now)
+        case .ack(let ack):
+            let seq = config.faults.contains(.seqViaDouble) ? Self.throughDouble(ack.seq) : ack.seq   // mutant
+            return ackReceived(seq, on: link, at: now)
         case .beacon(let beacon): return beaconReceived(beacon, on: link, at: now)
         }
     }
 
+    private func decode(_ bytes: [UInt8]) throws(WireError) -> RelayPacket {
+        do {
+            return try RelayPacket(decoding: bytes)
+        } catch {
+            // Mutant lax-ack (app bug 8): an ack is read from its first 11 bytes, whatever follows.
+            if config.faults.contains(.laxAck), bytes.first == 0x61, bytes.count > 11,
+               let ack = try? RelayPacket(decoding: Array(bytes.prefix(11))) { return ack }
+            throw error
+        }
+    }
+
     private mutating func frame(_ header: FrameHeader, body: [UInt8], on link: LinkID, at now: Instant) -> [NodeAction] {
-        let key = SeenKey.frame(origin: header.origin, seq: header.seq)
+        var header = header
+        if config.faults.contains(.seqViaDouble) { header.seq = Self.throughDouble(header.seq) }   // mutant
+        // Mutant dedup-by-origin: one key per origin, so every later message is a false duplicate.
+        let key = SeenKey.frame(origin: header.origin, seq: config.faults.contains(.dedupByOrigin) ? 0 : header.seq)
         let noDedup = config.faults.contains(.noDedup)
-        if header.dest == nodeID { return frameForMe(header, body: body, key: key, on: link, at: now) }
+        if header.dest == nodeID {
+            let actions = frameForMe(header, body: body, key: key, on: link, at: now)
+            // Mutant relay-for-me: relays it onward as well (RELAY-R4.3 says never).
+            return config.faults.contains(.relayForMe) ? actions + forward(header, body: body, key: key, on: link, at: now) : actions
+        }
 
         // RELAY-R5.1: its own frame echoed back.
         if header.origin == nodeID {
-            return config.faults.contains(.noDedup) ? forward(header, body: body, key: key, on: link, at: now) : []
+            let relaysOwn = config.faults.contains(.noDedup) || config.faults.contains(.relayOwn)
+            return relaysOwn ? forward(header, body: body, key: key, on: link, at: now) : []
         }
         // RELAY-R5.2: a duplicate is dropped (and may cancel a probabilistic relay).
         if !noDedup, seen.contains(key, at: now) { return scheduler.heardAgain(key) }
@@ -202,10 +235,14 @@ struct RelayEngine: DialectEngine {
         guard header.ttl > 1 || config.faults.contains(.relayTTLOne) else { return [] }
         var relayed = header
         // RELAY-R5.3 / R5.5: ttl - 1, no clamp.
-        if !config.faults.contains(.noTTLDecrement) { relayed.ttl = header.ttl == 0 ? 0 : header.ttl - 1 }
+        if config.faults.contains(.clampTTL) { relayed.ttl = min(relayed.ttl, Self.defaultTTL) }   // mutant
+        if !config.faults.contains(.noTTLDecrement) { relayed.ttl = relayed.ttl == 0 ? 0 : relayed.ttl - 1 }
         // RELAY-R5.4: body byte for byte, header re-encoded (canonical), headerLen recomputed.
         let packet = RelayPacket.frame(relayed, body: body).encoded()
-        guard packet.count <= Self.maxPacket else { return [] }   // RELAY-G3
+        guard packet.count <= Self.maxPacket else {   // RELAY-G3: never sent, so refused
+            refuse()
+            return []
+        }
         // RELAY-R5.3: every link except the ingress.
         let actions = sendAll(packet, except: config.faults.contains(.relayToSender) ? nil : link)
         guard !actions.isEmpty else { return [] }
@@ -215,13 +252,13 @@ struct RelayEngine: DialectEngine {
         if !back.contains(link), back.count < Self.maxNeighbours + 1 { back.append(link) }
         ackRoutes.update(header.seq, value: back, at: now)
         // RELAY-R6: leaves within the jitter window.
-        return scheduler.relay(actions, key: key, degree: links.count, window: Self.jitter, now: now, rng: &rng, timers: &timers)
+        return scheduler.relay(actions, key: key, degree: links.count, window: relayJitter, now: now, rng: &rng, timers: &timers)
     }
 
     private mutating func frameForMe(_ header: FrameHeader, body: [UInt8], key: SeenKey, on link: LinkID, at now: Instant) -> [NodeAction] {
         // RELAY-R4.2: a duplicate is not delivered again, but re-acked on this copy's ingress.
         if !config.faults.contains(.noDedup), seen.contains(key, at: now) {
-            var actions = sendAck(header.seq, on: link, at: now)
+            var actions = config.faults.contains(.noReack) ? [] : sendAck(header.seq, on: link, at: now)
             if config.faults.contains(.doubleDeliver), let message = open(header, body: body) {
                 actions.insert(.deliver(message), at: 0)   // mutant: delivers the duplicate
             }
@@ -230,7 +267,9 @@ struct RelayEngine: DialectEngine {
         // RELAY-R4.1: only a frame that opens is recorded, delivered and acked; no cache entry
         // otherwise, so a forged copy cannot suppress the genuine one.
         guard let message = open(header, body: body) else {
-            dropped += 1
+            // Mutant accept-forged: records the key anyway, so the genuine frame becomes a duplicate.
+            if config.faults.contains(.acceptForged) { seen.insert(key, value: SeenFrame(ingress: link, relayed: false), at: now) }
+            refuse()
             return []
         }
         seen.insert(key, value: SeenFrame(ingress: link, relayed: false), at: now)
@@ -256,12 +295,19 @@ struct RelayEngine: DialectEngine {
     }
 
     private mutating func ackReceived(_ seq: UInt64, on link: LinkID, at now: Instant) -> [NodeAction] {
-        // RELAY-R7.3: our own frame is delivered; stop retransmitting, do not forward.
-        if outstanding.removeValue(forKey: seq) != nil { return [] }
+        // RELAY-R7.3: our own frame is delivered; stop retransmitting, tell the app (the id is
+        // the seq as text, as AppMessage.messageID spells it), do not forward.
+        if !config.faults.contains(.ignoreOwnAcks), outstanding.removeValue(forKey: seq) != nil {
+            return [.acknowledged(messageID: String(seq))]
+        }
         // RELAY-R7.2: back along the ingress links of the frames we relayed with that seq;
         // no match: drop (RELAY-R12).
-        guard let back = ackRoutes.value(for: seq, at: now) else {
-            dropped += 1
+        guard !config.faults.contains(.dropForeignAcks), let back = ackRoutes.value(for: seq, at: now) else {
+            if config.faults.contains(.floodAcks) {   // mutant: floods what it cannot route
+                let ack = RelayPacket.ack(RelayAck(seq: seq)).encoded()
+                return scheduler.reply(sendAll(ack, except: link), window: Self.jitter, now: now, rng: &rng, timers: &timers)
+            }
+            refuse()
             return []
         }
         let ack = RelayPacket.ack(RelayAck(seq: seq)).encoded()
@@ -271,7 +317,7 @@ struct RelayEngine: DialectEngine {
 
     private mutating func beaconReceived(_ beacon: Beacon, on link: LinkID, at now: Instant) -> [NodeAction] {
         // RELAY-R10.1: its own beacon.
-        guard beacon.origin != nodeID else { return [] }
+        guard beacon.origin != nodeID || config.faults.contains(.relayOwn) else { return [] }
         let key = SeenKey.beacon(origin: beacon.origin, seqNo: beacon.seqNo)
         // RELAY-R10.2: duplicate by cache or by lastSeq (forgotten 300 s after its last update).
         if !config.faults.contains(.noDedup) {
@@ -281,15 +327,39 @@ struct RelayEngine: DialectEngine {
         // RELAY-R10.3: record it.
         seen.insert(key, value: SeenFrame(ingress: link, relayed: false), at: now)
         lastSeq.update(beacon.origin, value: beacon.seqNo, at: now)
+        // Mutant ack-beacons: acks it as if it were a frame (RELAY-R10.5 says never).
+        let ack = config.faults.contains(.ackBeacons) ? sendAck(UInt64(beacon.seqNo), on: link, at: now) : []
         // RELAY-R10.4: rebroadcast while ttl > 1 and hop < 255, with ttl - 1 and hop + 1.
-        guard (beacon.ttl > 1 || config.faults.contains(.relayTTLOne)), beacon.hop < 255 else { return [] }
+        guard !config.faults.contains(.noBeaconRelay),
+              beacon.ttl > 1 || config.faults.contains(.relayTTLOne),
+              beacon.hop < 255 || config.faults.contains(.relayHop255) else { return ack }
         var relayed = beacon
         if !config.faults.contains(.noTTLDecrement) { relayed.ttl = beacon.ttl == 0 ? 0 : beacon.ttl - 1 }
-        relayed.hop = beacon.hop + 1
+        relayed.hop = beacon.hop &+ 1
         let packet = RelayPacket.beacon(relayed).encoded()
         let sends = sendAll(packet, except: config.faults.contains(.relayToSender) ? nil : link)
         // RELAY-R10.5: never delivered, never acked.
-        return scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter, now: now, rng: &rng, timers: &timers)
+        return ack + scheduler.relay(sends, key: key, degree: links.count, window: relayJitter, now: now, rng: &rng, timers: &timers)
+    }
+
+    /// RELAY-R6's window for relays (frames and beacons); the late-relay mutant waits three
+    /// times its end.
+    private var relayJitter: JitterWindow {
+        guard config.faults.contains(.lateRelay) else { return Self.jitter }
+        return JitterWindow(minimum: Self.jitter.maximum * 3, maximum: Self.jitter.maximum * 3)
+    }
+
+    /// RELAY-R12: an input refused by a decoder or dropped as nonsense changes no state; the
+    /// crash-on-refused mutant stops answering instead.
+    private mutating func refuse() {
+        dropped += 1
+        if config.faults.contains(.crashOnRefused) { crashed = true }
+    }
+
+    /// The seq-via-double mutant (relay app bug 12): a reader that goes through a Double.
+    static func throughDouble(_ seq: UInt64) -> UInt64 {
+        let rounded = Double(seq)
+        return rounded >= 18_446_744_073_709_551_616.0 ? .max : UInt64(rounded)
     }
 
     private func sendAll(_ packet: [UInt8], except ingress: LinkID?) -> [NodeAction] {

@@ -1,0 +1,92 @@
+import Foundation
+import MeshNode
+import MeshWire
+
+/// ACK checks for rules only blemesh has: acks are control envelopes addressed to the origin
+/// and relayed like any directed envelope (BLEMESH-R6.2, R11, R12).
+extension ACK {
+    static let blemeshChecks = [bv06, bv07, bv08]
+
+    static let bv06 = Check("ACK/BV-06", "acks in a control envelope addressed to the origin, ttl = received hop path count + 1",
+                            dialects: [.blemesh], needs: [.acks, .links(2)], rules: ["BLEMESH-R11", "BLEMESH-R12", "BLEMESH-R2"]) { t in
+        let probe = try t.probe(BLEMeshProbe.self)
+        // 1. Two testers link to the DUT.
+        try t.connect(2)
+        // 2. T1 sends a message from S1, via S2, addressed to the DUT: hopPath [S1, S2, T1].
+        let sent = probe.withHopPath(try t.message(MessageSpec(from: .stranger(1), to: .dut)), [.stranger(1), .stranger(2)])
+        try t.send(sent, from: 1)
+        let seen = try t.observe(for: t.parameters.answerPeriod)
+        // 3. The ack is a control envelope from the DUT, hopPath [DUT], addressed to S1, ttl 4;
+        //    its ACK names the envelope id and the DUT as receiver (app bug 2: no destination).
+        let acks = t.ackEnvelopes(of: sent, in: seen).filter { $0.link == LinkID(1) }
+        try t.expect(!acks.isEmpty, "no ack naming the message on L1", expected: "an ACK of \(sent.ackID) on L1", seen: t.summary(seen))
+        for a in acks {
+            let e = a.envelope
+            try t.expect(e.isControlMessage && e.originID == probe.id(.dut) && e.hopPath == [probe.id(.dut)]
+                            && e.destinationID == probe.id(.stranger(1)) && e.ttl == 4 && a.ack.receiverID == probe.id(.dut),
+                         "the ack envelope is not addressed as BLEMESH-R11 says",
+                         expected: "control envelope from DUT, hopPath [DUT], to S1, ttl 4, receiverID DUT",
+                         seen: BLEMeshProbe.summary(e, name: probe.name) + ", receiverID \(probe.name(a.ack.receiverID))")
+        }
+    }
+
+    static let bv07 = Check("ACK/BV-07", "relays an ack addressed to another node as a directed control envelope, toward it only",
+                            dialects: [.blemesh], needs: [.relay, .links(3)], rules: ["BLEMESH-R6.2", "BLEMESH-R7", "BLEMESH-R9", "BLEMESH-R11"]) { t in
+        let probe = try t.probe(BLEMeshProbe.self)
+        // 1. Three testers link to the DUT.
+        try t.connect(3)
+        // 2. T1 sends S1's ack for a message T3 sent to S1: an ACK envelope from S1 addressed
+        //    to T3, via T1.
+        let original = try t.message(MessageSpec(from: .tester(3), to: .stranger(1)))
+        let ack = probe.ack(of: original, by: .stranger(1))
+        try t.send(ack, from: 1)
+        // 3. The DUT relays it on L3 alone, as a control envelope with ttl - 1 and its id
+        //    appended to the hop path, the ACK inside untouched.
+        let seen = try t.observe(for: t.parameters.quietPeriod)
+        let relayed = t.ackEnvelopes(of: original, in: seen)
+        try t.expect(relayed.map(\.link) == [LinkID(3)], "the ack was not relayed toward its destination alone",
+                     expected: "one ACK of \(original.ackID) on L3", seen: t.summary(seen))
+        let sentEnvelope = probe.envelope(of: ack, via: 1)
+        let e = relayed[0].envelope
+        try t.expect(e.id == sentEnvelope.id && e.isControlMessage && e.destinationID == sentEnvelope.destinationID
+                        && e.ttl == sentEnvelope.ttl - 1 && e.hopPath == sentEnvelope.hopPath + [probe.id(.dut)] && e.payload == sentEnvelope.payload,
+                     "the ack was not relayed as the same envelope with one more hop",
+                     expected: BLEMeshProbe.summary(sentEnvelope, name: probe.name) + ", then ttl - 1 and DUT appended",
+                     seen: BLEMeshProbe.summary(e, name: probe.name))
+    }
+}
+
+extension ACK {
+    static let bv08 = Check("ACK/BV-08", "retries its own unacked directed message, the same envelope, after 5-10 s; an acked one never",
+                            dialects: [.blemesh], needs: [.upperTester, .links(2)], rules: ["BLEMESH-R11", "BLEMESH-R13"]) { t in
+        let probe = try t.probe(BLEMeshProbe.self)
+        // 1. Two testers link to the DUT.
+        try t.connect(2)
+        _ = try t.observe(for: t.parameters.answerPeriod)
+        // 2. The upper tester has the DUT send two messages to S2, which is no neighbour.
+        let payloads = [Array("meshconform ack probe: acked".utf8), Array("meshconform ack probe: lost".utf8)]
+        let sentAt = t.elapsed
+        for payload in payloads { try t.command(send: payload, to: .stranger(2)) }
+        let first = try t.observe(for: t.parameters.quietPeriod)
+        let own = payloads.map { payload in
+            first.compactMap(\.message).first { $0.origin == t.probe.dutAddress && $0.body == payload }
+        }
+        guard let ackedMessage = own[0], let lostMessage = own[1], case .blemesh(let acked) = ackedMessage.value else {
+            throw CheckFailed(reason: "the DUT did not send the messages the upper tester asked for",
+                              expected: "two envelopes from the DUT to S2", seen: t.summary(first))
+        }
+        // 3. S2's ack for the first comes back through T1.
+        try t.send(probe.ack(of: BLEMeshProbe.probeMessage(acked), by: .stranger(2)), from: 1)
+        // 4. Over the next retry window (5-10 s, +1 s for a once-a-second check) the second
+        //    message goes out again, same id and sequence; the acked one does not.
+        let window = Duration.seconds(11) + t.parameters.quietPeriod
+        let seen = try t.observe(for: window - (t.elapsed - sentAt))
+        let resentLost = seen.filter { $0.message?.key == lostMessage.key }
+        let resentAcked = seen.filter { $0.message?.key == ackedMessage.key }
+        try t.expect(resentAcked.isEmpty, "retransmitted a message after it was acked",
+                     expected: "no copy of \(ackedMessage.key)", seen: t.summary(resentAcked))
+        let earliest = Duration.seconds(5) - t.parameters.quietPeriod
+        try t.expect(!resentLost.isEmpty && resentLost.allSatisfy { $0.time - sentAt >= earliest }, "did not retry its unacked message in the retry window",
+                     expected: "the same envelope again 5-11 s after the first send", seen: t.summary(seen))
+    }
+}
