@@ -19,5 +19,10 @@ let package = Package(
             .product(name: "MeshVectors", package: mainPackage),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        // Issue 3's million-message flood of one node, with its memory checked for growth.
+        .executableTarget(name: "FloodMemory", dependencies: [
+            .product(name: "MeshNode", package: mainPackage),
+            .product(name: "MeshWire", package: mainPackage),
+        ]),
     ]
 )

@@ -103,6 +103,8 @@ public final class ChildProcess {
             let n = bytes[sent...].withUnsafeBytes { systemWrite(stdinFD, $0.baseAddress, $0.count) }
             if n > 0 { sent += n; continue }
             if n < 0 && errno != EAGAIN && errno != EINTR { throw .inputClosed }
+            // Checked here too: a program that talks without pause keeps `pump` returning.
+            if ContinuousClock.now >= deadline { throw .timedOut }
             try pump(until: deadline, writing: true)
         }
     }

@@ -13,16 +13,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 seeds=${SEEDS:-$(seq -s ' ' 1 10)}
 nodes=${NODES:-5,10,15,20,30,50,100}
 losses=${LOSSES:-0,0.1,0.2,0.3}
-out=$(mktemp -d)
+out=$(mktemp -d -t meshconform-claims.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 
 for dialect in relay blemesh; do
   for policy in probabilistic dialect flood; do
     for seed in $seeds; do
       "$bin" sim --dialect "$dialect" --topology geometric --messages 20 --policy "$policy" --seed "$seed" \
-        --sweep nodes="$nodes" --json >> "$out/nodes-$dialect-$policy.json"
+        --settle 2 --sweep nodes="$nodes" --json >> "$out/nodes-$dialect-$policy.json"
       "$bin" sim --dialect "$dialect" --topology geometric --nodes 20 --messages 20 --policy "$policy" --seed "$seed" \
-        --sweep loss="$losses" --json >> "$out/loss-$dialect-$policy.json"
+        --settle 2 --sweep loss="$losses" --json >> "$out/loss-$dialect-$policy.json"
     done
   done
 done

@@ -6,7 +6,7 @@ import MeshWire
 /// that reach the DUT through a tester come in a new envelope from that tester, as a node
 /// forwarding them would send it (R14, R15.5, R16).
 enum RTE {
-    static let checks = [bv01, bv02, bi01, bv03, bv04, bv05, bv06, bv07]
+    static let checks = [bv01, bv02, bi01, bv03, bv04, bv05, bv06, bv07, bv08]
 
     /// The control messages of one kind the DUT sent in `seen`.
     static func heard(_ t: CheckContext, _ kind: ControlMessage.Kind, in seen: [Observation]) -> [HeardControl] {
@@ -236,5 +236,32 @@ enum RTE {
         let seen = try t.observe(for: t.parameters.quietPeriod)
         try t.expect(t.copies(of: sent, in: seen).map(\.link) == [LinkID(2)], "the directed envelope did not follow the learnt route",
                      expected: "one relay on L2 (the route's next hop) and none on L3", seen: t.summary(seen))
+    }
+
+    static let bv08 = Check("RTE/BV-08", "drops its routes through the node an RERR reports unreachable",
+                            dialects: [.blemesh], needs: [.routing, .relay, .links(3)], rules: ["BLEMESH-R9", "BLEMESH-R17"]) { t in
+        let probe = try t.probe(BLEMeshProbe.self)
+        // 1. Three testers link to the DUT.
+        try t.connect(3)
+        // 2. T2 forwards S2's ANNOUNCE (hopCount 1): the DUT routes to S2 via T2. A message
+        //    from S1 to S2 now goes out on L2 alone (as RTE/BV-07).
+        try t.send(probe.control(.peerAnnounce(probe.announce(of: .stranger(2), hopCount: 1)), from: .tester(2), ttl: 2), from: 2)
+        _ = try t.observe(for: t.parameters.answerPeriod)
+        let before = try t.message(MessageSpec(from: .stranger(1), to: .stranger(2)))
+        try t.send(before, from: 1)
+        let routed = try t.observe(for: t.parameters.quietPeriod)
+        try t.expect(t.copies(of: before, in: routed).map(\.link) == [LinkID(2)], "the learnt route was not used (cannot judge)",
+                     expected: "one relay on L2", seen: t.summary(routed))
+        // 3. T1 reports T2 unreachable: an RERR from T1 with unreachableID T2.
+        let error = probe.routeError(unreachable: .tester(2), reporter: .tester(1), affected: [.tester(2), .stranger(2)])
+        try t.send(probe.control(.routeError(error), from: .tester(1), ttl: 2), from: 1)
+        _ = try t.observe(for: t.parameters.answerPeriod)
+        // 4. A new message from S1 to S2 has no route left: it goes to every candidate, L2
+        //    and L3 (BLEMESH-R9), not along the dropped route alone.
+        let after = try t.message(MessageSpec(from: .stranger(1), to: .stranger(2)))
+        try t.send(after, from: 1)
+        let seen = try t.observe(for: t.parameters.quietPeriod)
+        try t.expect(t.copies(of: after, in: seen).map(\.link).sorted() == [LinkID(2), LinkID(3)], "kept a route through the node reported unreachable",
+                     expected: "one relay on each of L2 and L3", seen: t.summary(seen))
     }
 }

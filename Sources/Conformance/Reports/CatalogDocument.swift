@@ -27,7 +27,7 @@ public enum CatalogDocument {
 
             \(catalog.count) checks. Ids follow the Bluetooth test-spec habit: `GROUP/BV-nn` checks valid
             behaviour, `GROUP/BI-nn` behaviour on invalid input. Each check's steps are the numbered
-            comments in its source (`Sources/Conformance/Checks/<GROUP>.swift`); its rules are the
+            comments in its source (`Sources/Conformance/Checks/<GROUP>*.swift`); its rules are the
             dialect-page requirements it verifies (docs/dialects/).
 
             Verdicts: **PASS**; **FAIL** (with what was expected, what was seen, and every packet exchanged

@@ -448,6 +448,7 @@ struct BLEMeshEngine: DialectEngine {
         case .routeError(let error):
             // BLEMESH-R17: drop routes via the unreachable node, and routes to the affected
             // destinations via the reporter; not forwarded.
+            guard !config.faults.contains(.noRERR) else { return [] }   // mutant
             routes.remove(via: error.unreachableID)
             routes.remove(via: error.reporterID, only: Set(error.affectedDestinations))
             return []
