@@ -109,9 +109,7 @@ struct RunCommand: ParsableCommand {
 
     private func select(for dialect: DialectName) throws -> [Check] {
         let patterns = checks?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        let selected = Catalog.all.filter { check in
-            check.dialects.contains(dialect) && (patterns.map { $0.contains { Runner.select([check], dialect: dialect, pattern: $0).count == 1 } } ?? true)
-        }
+        let selected = Runner.select(Catalog.all, dialect: dialect, patterns: patterns)
         if selected.isEmpty, let checks {
             throw UsageError("no \(dialect.rawValue) check matches '\(checks)'; `meshconform list --dialect \(dialect.rawValue)` shows the ids")
         }

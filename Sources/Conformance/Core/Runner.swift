@@ -17,10 +17,12 @@ public struct Runner {
         self.timeLimit = timeLimit
     }
 
-    /// The checks of `catalog` that belong to this dialect and match `pattern` (a glob over
-    /// ids such as `RLY/*` or `*/BI-*`; nil: all).
-    public static func select(_ catalog: [Check], dialect: DialectName, pattern: String?) -> [Check] {
-        catalog.filter { check in check.dialects.contains(dialect) && (pattern.map { Glob.matches($0, check.id) } ?? true) }
+    /// The checks of `catalog` that belong to this dialect and match one of `patterns` (globs
+    /// over ids such as `RLY/*` or `*/BI-*`; nil: all).
+    public static func select(_ catalog: [Check], dialect: DialectName, patterns: [String]? = nil) -> [Check] {
+        catalog.filter { check in
+            check.dialects.contains(dialect) && (patterns?.contains { Glob.matches($0, check.id) } ?? true)
+        }
     }
 
     public func run(_ checks: [Check], progress: (CheckResult) -> Void = { _ in }) -> [CheckResult] {
