@@ -37,7 +37,7 @@ let package = Package(
         .testTarget(name: "MeshWireTests", dependencies: ["MeshWire", "MeshNode", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "MeshVectorsTests", dependencies: ["MeshVectors", "MeshWire", "MeshNode"]),
         .testTarget(name: "MeshNodeTests", dependencies: ["MeshNode", "MeshWire"]),
-        .testTarget(name: "MeshSimTests", dependencies: ["MeshSim", "MeshNode"]),
+        .testTarget(name: "MeshSimTests", dependencies: ["MeshSim", "MeshNode", "MeshWire"]),
         .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "MeshNode", "MeshWire", "ChildProcess"]),
     ]
 )

@@ -38,9 +38,10 @@ import Foundation
 ///   copies (a relay frame, a blemesh user envelope after reassembly) that descend from a
 ///   workload message and were received; `duplicateCopies` = those the receiving node's
 ///   de-duplication cache already held; `duplicateRatio` = duplicateCopies / copiesReceived
-///   (0 when none). This is seed 000's "duplicates blocked" over "messages received". `appDuplicates`: deliveries to an app of a
-///   message it already had. `misdeliveries`: deliveries to a node that was not an intended
-///   recipient (a unicast's relays, or the origin itself).
+///   (0 when none). This is seed 000's "duplicates blocked" over "messages received".
+/// - `appDuplicates`: deliveries to an app of a message it already had. `misdeliveries`:
+///   deliveries to a node that was not an intended recipient (a unicast's relays, or the
+///   origin itself).
 /// - Latency: injection to first delivery at each intended recipient. Hops: the number of
 ///   transmissions in the causal chain that brought that first delivery. Percentiles are
 ///   nearest-rank.

@@ -146,9 +146,8 @@ struct SimCommand: ParsableCommand {
         let widths = [10, 7, 9, 10, 8, 10, 9, 8]
         print(zip(header, widths).map { pad($0, $1) }.joined(separator: " "))
         for (value, run) in zip(values, runs) {
-            let duplicates = run.receptions == 0 ? 0 : Double(run.duplicatesReceived) / Double(run.receptions)
             let cells = [format(value), String(run.nodes), String(format: "%.1f%%", run.deliveryRatio * 100),
-                         String(format: "%.2f", run.transmissionsPerMessage), String(format: "%.1f%%", duplicates * 100),
+                         String(format: "%.2f", run.transmissionsPerMessage), String(format: "%.1f%%", run.duplicateRatio * 100),
                          String(format: "%.1f%%", run.relayExecutionRatio * 100),
                          run.latencyP50Ms.map { String(format: "%.1f", $0) } ?? "-", String(format: "%.3f", run.wallSeconds ?? 0)]
             print(zip(cells, widths).map { pad($0, $1) }.joined(separator: " "))

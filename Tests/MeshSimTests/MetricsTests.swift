@@ -72,6 +72,39 @@ import Testing
         #expect(m.receptions + m.lost + m.mtuDrops + m.sendsOnDownLinks + m.droppedInFlight == m.transmissions)
     }
 
+    @Test func reachabilityLeavesOutRecipientsTheMeshCannotReach() {
+        // 0 - 1, and 2 alone: a broadcast from 0 expects 2 deliveries, only 1 reachable.
+        let mesh = Topology(name: "pair and one", nodeCount: 3, edges: [Topology.Edge(0, 1, profile: exactLink)])
+        let m = probeRun(mesh, messages: [broadcast(from: 0)])
+        #expect(m.expectedDeliveries == 2 && m.delivered == 1 && m.deliveryRatio == 0.5)
+        #expect(m.reachableDeliveries == 1 && m.reachableDelivered == 1 && m.reachableDeliveryRatio == 1)
+    }
+
+    @Test func copiesAreWholeEnvelopesAsTheNodesCountThem() {
+        // blemesh triangle, plain flooding: 0's broadcast reaches 1 and 2, and each relays it to
+        // the other (split horizon keeps it off 0's link). 4 copies, 2 of them duplicates, each
+        // copy several chunks: per transmission, most receptions look like duplicates.
+        let config = SimConfig(topology: .ring(3, profile: exactLink), workload: Workload(messages: [broadcast(from: 0)]), seed: 1, settle: .seconds(1))
+        let m = Simulator(config: config, dialect: .blemesh, policy: .flood).run()
+        #expect(m.copiesReceived == 4 && m.duplicateCopies == 2 && m.duplicateRatio == 0.5)
+        #expect(m.messageReceptions > 4 && m.duplicatesReceived > 2)
+        #expect(m.delivered == 2)
+    }
+
+    @Test func aDroppedEighthLinkIsGoneForBothEndsAndAcksAreCounted() {
+        // A relay hub with 8 leaves keeps 7 links (RELAY-R11) and drops the last to come up.
+        let edges = (1...8).map { Topology.Edge(0, $0, profile: exactLink) }
+        let star = Topology(name: "star", nodeCount: 9, edges: edges)
+        let messages = [Workload.Message(time: .seconds(1), origin: 1, destination: 2),
+                        Workload.Message(time: .seconds(1.5), origin: 1, destination: 8)]
+        let config = SimConfig(topology: star, workload: Workload(messages: messages), seed: 1, settle: .seconds(1))
+        let m = Simulator(config: config, dialect: .relay, policy: .flood).run()
+        #expect(m.disconnects == 1 && m.edges == 7)
+        // 1 -> 2 through the hub, acked back to 1 (RELAY-R7.3); 8 is cut off and not reachable.
+        #expect(m.expectedDeliveries == 2 && m.reachableDeliveries == 1 && m.delivered == 1)
+        #expect(m.acknowledgements == 1)
+    }
+
     @Test func percentilesAreNearestRank() {
         #expect(percentile([1, 2, 3, 4], 0.5) == 2)
         #expect(percentile([1, 2, 3, 4], 0.99) == 4)

@@ -11,10 +11,11 @@ enum ResidentMemory {
         }
         #endif
         var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
         #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)   // an enum in Glibc, an Int32 elsewhere
         return usage.ru_maxrss * 1024
         #else
+        getrusage(RUSAGE_SELF, &usage)
         return usage.ru_maxrss
         #endif
     }

@@ -55,8 +55,6 @@ struct BLEMeshEngine: DialectEngine {
     private var purposes: [TimerID: TimerPurpose] = [:]
     private var sequence: UInt64
     private var crashed = false
-    private(set) var dropped = 0
-    private(set) var acked: [UUID] = []
     private(set) var counters = NodeCounters()
 
     init(config: NodeConfig, seed: UInt64) {
@@ -142,7 +140,8 @@ struct BLEMeshEngine: DialectEngine {
         let affected = routes.remove(via: lost)
         guard !affected.isEmpty, !links.isEmpty, !config.faults.contains(.noRERR) else { return [] }
         let error = RouteError(errorID: rng.uuid(), unreachableID: lost, reporterID: nodeID, affectedDestinations: affected, timestamp: innerTime(now))
-        return send(newControl(.routeError(error), to: nil, ttl: Self.controlTTL, at: now), on: allLinks(), at: now)
+        let envelope = newControl(.routeError(error), to: nil, ttl: Self.controlTTL, at: now)
+        return send(envelope, on: allLinks(), at: now)
     }
 
     private func allLinks() -> [LinkID] { links.keys.sorted() }
@@ -345,7 +344,10 @@ struct BLEMeshEngine: DialectEngine {
         let ack = DeliveryAck(messageID: messageID, receiverID: nodeID, timestamp: innerTime(now))
         let ttl = min(envelope.hopPath.count + 1, 255)
         let destination = config.faults.contains(.ackNoDestination) ? nil : envelope.originID   // mutant: app bug 2
-        return send(newControl(.deliveryAck(ack), to: destination, ttl: ttl, at: now), on: [link], at: now)
+        // Built first: `send(newControl(...))` makes Swift copy self for the outer call before the
+        // inner mutation, and every cache (4096 entries) was then copied on write, once per ack.
+        let envelope = newControl(.deliveryAck(ack), to: destination, ttl: ttl, at: now)
+        return send(envelope, on: [link], at: now)
     }
 
     /// BLEMESH-R19: a refused input changes no state; the crash-on-refused mutant stops instead.
@@ -434,8 +436,6 @@ struct BLEMeshEngine: DialectEngine {
         case .deliveryAck(let ack):
             // BLEMESH-R11: an ACK for one of our pending messages marks it delivered.
             guard pending[ack.messageID] != nil, !config.faults.contains(.ignoreOwnAcks) else { return [] }
-            if acked.count >= Self.maxPending { acked.removeFirst() }
-            acked.append(ack.messageID)
             return forget(ack.messageID) + [.acknowledged(messageID: ack.messageID.uuidString)]
         case .readReceipt:
             return []   // no read state is kept
@@ -482,7 +482,8 @@ struct BLEMeshEngine: DialectEngine {
             let reply = RouteReply(
                 requestID: request.requestID, originID: request.originID, destinationID: nodeID, destinationName: name,
                 hopCount: 0, hopPath: request.hopPath.reversed(), timestamp: innerTime(now))
-            return send(newControl(.routeReply(reply), to: nil, ttl: Self.maxTTL, at: now), on: [link], at: now)
+            let envelope = newControl(.routeReply(reply), to: nil, ttl: Self.maxTTL, at: now)
+            return send(envelope, on: [link], at: now)
         }
         // 4. (proxy RREP, MAY) not done. 5. forward while hopCount < ttl.
         guard request.hopCount < request.ttl, !config.faults.contains(.noRREQForward) else { return [] }
@@ -509,6 +510,7 @@ struct BLEMeshEngine: DialectEngine {
         guard let back = reverse.value(for: reply.originID, at: now), links[back] != nil, !config.faults.contains(.noRREP) else { return [] }
         var forwarded = reply
         forwarded.hopCount += 1
-        return send(newControl(.routeReply(forwarded), to: nil, ttl: Self.maxTTL, at: now), on: [back], at: now)
+        let envelope = newControl(.routeReply(forwarded), to: nil, ttl: Self.maxTTL, at: now)
+        return send(envelope, on: [back], at: now)
     }
 }

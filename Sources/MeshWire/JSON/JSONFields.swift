@@ -123,7 +123,7 @@ public struct JSONFields {
     }
 
     public static func uuid(_ text: String, field: String) throws(WireError) -> UUID {
-        guard text.utf8.count == 36, let id = UUID(uuidString: text) else {
+        guard let id = UUIDText.parse(text) else {
             throw WireError(.badUUID, "\(field): \"\(text.prefix(64))\" is not a UUID")
         }
         return id
@@ -188,7 +188,7 @@ public struct JSONFields {
 }
 
 extension JSONValue {
-    public static func uuid(_ id: UUID) -> JSONValue { .string(id.uuidString) }
+    public static func uuid(_ id: UUID) -> JSONValue { .string(UUIDText.format(id)) }
     public static func base64(_ bytes: [UInt8]) -> JSONValue { .string(Data(bytes).base64EncodedString()) }
     public static func hex(_ bytes: [UInt8]) -> JSONValue { .string(Hex.encode(bytes)) }
     public static func uint64Text(_ v: UInt64) -> JSONValue { .string(String(v)) }
