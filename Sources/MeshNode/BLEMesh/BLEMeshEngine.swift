@@ -352,7 +352,6 @@ struct BLEMeshEngine: DialectEngine {
 
     /// BLEMESH-R19: a refused input changes no state; the crash-on-refused mutant stops instead.
     private mutating func refuse() {
-        dropped += 1
         if config.faults.contains(.crashOnRefused) { crashed = true }
     }
 
