@@ -45,6 +45,8 @@ expect 2 'unknown dialect'     -- "$bin" --capabilities "$bad"
 expect 2 'cannot read'         -- "$bin" --capabilities /nonexistent.json
 expect 2 'no relay check'      -- "$bin" --dialect relay --checks 'XYZ/*'
 expect 2 'needs the DUT'       -- "$bin" --dut-exec true
+expect 2 'could not be run'    -- "$bin" --dialect relay --dut-exec /nonexistent/dut
+expect 2 'not executable'      -- "$bin" --dialect relay --dut-exec /
 expect 2 'BLE host'            -- "$bin" --adapter hci0 --target AA:BB:CC:DD:EE:FF
 expect 0 'RLY/BV-01'           -- "$bin" list --dialect relay
 rm -f "$caps" "$bad"

@@ -63,7 +63,12 @@ struct RunCommand: ParsableCommand {
             let selected = try select(for: capabilities.dialect)
             print("\(capabilities.dialect.rawValue): \(selected.count) checks against \(plan.driver.name)")
             let runner = Runner(capabilities: capabilities, driver: plan.driver, seed: seed, timeLimit: .milliseconds(Int64(timeLimit * 1000)))
-            let results = runner.run(selected) { print(TextReport.line($0, verbose: verbose)) }
+            let results: [CheckResult]
+            do {
+                results = try runner.run(selected) { print(TextReport.line($0, verbose: verbose)) }
+            } catch {
+                throw UsageError("\(error); check the --dut-exec command (it runs under /bin/sh -c)")
+            }
             sections.append(RunReport.Section(capabilities: capabilities, results: results))
         }
         let elapsed = ContinuousClock.now - started

@@ -25,7 +25,9 @@ public struct Runner {
         }
     }
 
-    public func run(_ checks: [Check], progress: (CheckResult) -> Void = { _ in }) -> [CheckResult] {
+    /// Runs `checks` in order. Stops with `DUTUnavailable` as soon as the DUT cannot be started
+    /// at all: every further check would only repeat that.
+    public func run(_ checks: [Check], progress: (CheckResult) -> Void = { _ in }) throws(DUTUnavailable) -> [CheckResult] {
         let clock = ContinuousClock()
         let runStart = clock.now
         var results: [CheckResult] = []
@@ -36,7 +38,7 @@ public struct Runner {
                                      reason: "not run: the run's time limit of \(timeLimit) was reached")
             } else {
                 let started = clock.now
-                var r = run(check)
+                var r = try attempt(check)
                 r.wallSeconds = (clock.now - started).seconds
                 result = r
             }
@@ -46,7 +48,17 @@ public struct Runner {
         return results
     }
 
+    /// One check; a DUT that cannot be started is an ERROR here.
     public func run(_ check: Check) -> CheckResult {
+        do {
+            return try attempt(check)
+        } catch {
+            return CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .error,
+                               reason: "could not start the DUT: \(error)")
+        }
+    }
+
+    private func attempt(_ check: Check) throws(DUTUnavailable) -> CheckResult {
         var result = CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .notApplicable)
         if let missing = check.needs.first(where: { !capabilities.has($0) }) {
             result.reason = "needs capability \(missing), not declared by the DUT"
@@ -56,6 +68,8 @@ public struct Runner {
         let session: any DUTSession
         do {
             session = try driver.start(try probe.setup(capabilities: capabilities, seed: Self.seed(seed, check.id)))
+        } catch let unavailable as DUTUnavailable {
+            throw unavailable
         } catch {
             result.verdict = error is DUTFailure ? .fail : .error
             result.reason = "could not start the DUT: \(error)"

@@ -50,6 +50,14 @@ public struct TesterError: Error, Sendable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
+/// The DUT cannot be started at all (its command is not found, not executable): the
+/// invocation's fault, not the DUT's. A runner stops the whole run on it, so the user gets one
+/// clear message instead of an ERROR per check.
+public struct DUTUnavailable: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
 /// A running DUT for one check. Time is the session's: virtual for the built-in node (waits
 /// cost nothing), the wall clock for processes and radios. Every call is bounded: `wait`
 /// returns by its deadline whatever the DUT does, and outputs are capped per session.

@@ -42,7 +42,7 @@ public struct ProcessDriver: DUTDriver {
             child = try ChildProcess(command: command, stderr: .capture(tailBytes: Self.stderrTailBytes),
                                      maxLineBytes: Self.maxLineBytes, maxQueuedBytes: Self.maxOutputBytesPerSession)
         } catch {
-            throw TesterError("cannot run the DUT command: \(error)")
+            throw DUTUnavailable("cannot run the DUT command: \(error)")
         }
         let session = ProcessSession(child: child, driver: self, dialect: setup.dialect)
         do {
@@ -125,11 +125,11 @@ final class ProcessSession: DUTSession {
 
     /// The DUT went away during the handshake: a FAIL, unless the shell could not run the
     /// command at all (126 not executable, 127 not found), which is the invocation's fault and
-    /// says nothing about the DUT: ERROR.
+    /// says nothing about the DUT: the run stops.
     private func endedBeforeReady() -> any Error {
         let (status, stderr) = ended()
         if case .exited(let code)? = status, code == 126 || code == 127 {
-            return TesterError("the DUT command could not be run (\(code == 127 ? "not found" : "not executable"), \(status!))\(stderr)")
+            return DUTUnavailable("the DUT command could not be run (\(code == 127 ? "not found" : "not executable"), \(status!))\(stderr)")
         }
         return fail("the DUT \(status.map { "exited (\($0))" } ?? "closed its stdout") before answering start\(stderr)")
     }
