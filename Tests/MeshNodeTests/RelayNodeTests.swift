@@ -98,6 +98,24 @@ import Testing
         #expect(h.advance(.seconds(1)).isEmpty)
     }
 
+    @Test func anAckIsForwardedOncePerLinkSoItCannotCircle() {
+        // RELAY-R7.2: two frames of different origins share seq 90, in on links 1 and 2, so an
+        // ack for 90 routes to both. One coming back on link 1 must not go out on link 2 again.
+        var h = Self.node()
+        h.feed(.received(Self.frame(from: Self.origin, to: Self.other, ttl: 8, seq: 90), on: LinkID(1)))
+        h.feed(.received(Self.frame(from: address(4), to: Self.other, ttl: 8, seq: 90), on: LinkID(2)))
+        h.advance(.milliseconds(100))
+        let ack = RelayPacket.ack(RelayAck(seq: 90)).encoded()
+        h.feed(.received(ack, on: LinkID(3)))
+        #expect(Set(h.advance(.milliseconds(100)).sends.map(\.link)) == [LinkID(1), LinkID(2)])
+        h.feed(.received(ack, on: LinkID(1)))
+        #expect(h.advance(.milliseconds(100)).sends.isEmpty)
+        // After the hold, a new ack (the destination re-acking a retransmission) goes through.
+        h.advance(.seconds(1))
+        h.feed(.received(ack, on: LinkID(3)))
+        #expect(Set(h.advance(.milliseconds(100)).sends.map(\.link)) == [LinkID(1), LinkID(2)])
+    }
+
     @Test func originatesSealedFrameOnEveryLink() throws {
         // RELAY-R2
         var h = Self.node(links: 2)

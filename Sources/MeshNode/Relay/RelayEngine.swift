@@ -8,6 +8,8 @@ struct RelayEngine: DialectEngine {
     static let jitter = JitterWindow.milliseconds(0, 100)
     static let beaconPeriod: Duration = .seconds(2)
     static let retention: Duration = .seconds(300)
+    /// RELAY-R7.2: how long a forwarded ack is not forwarded again on the same link.
+    static let ackForwardHold: Duration = .seconds(1)
     static let dedupCapacity = 4096
     static let maxNeighbours = 7
     static let maxPacket = 512
@@ -39,6 +41,9 @@ struct RelayEngine: DialectEngine {
     private var seen: DedupCache<SeenKey, SeenFrame>
     /// seq -> ingress links of the frames with that seq this node relayed (RELAY-R7.2).
     private var ackRoutes: DedupCache<UInt64, [LinkID]>
+    /// (seq, link) of acks forwarded in the last second: an ack is forwarded once per link, so
+    /// it cannot circle when frames of different origins share a seq (RELAY-R7.2).
+    private var forwardedAcks: DedupCache<ForwardedAck, Void>
     private var lastSeq: DedupCache<UUID, UInt32>
     private var outstanding: [UInt64: Outstanding] = [:]
     private var links: Set<LinkID> = []
@@ -61,6 +66,7 @@ struct RelayEngine: DialectEngine {
         seen = DedupCache(capacity: config.faults.contains(.smallDedupCache) ? 16 : Self.dedupCapacity,
                           retention: config.faults.contains(.shortRetention) ? .seconds(10) : Self.retention)
         ackRoutes = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)
+        forwardedAcks = DedupCache(capacity: Self.dedupCapacity, retention: Self.ackForwardHold)
         lastSeq = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)
         epoch = config.dialectSettings["epoch"].flatMap(Double.init) ?? 1_746_230_400
     }
@@ -73,7 +79,7 @@ struct RelayEngine: DialectEngine {
         size.scheduledRelays = scheduler.relays
         size.storedMessages = outstanding.count
         size.timers = scheduler.count + (beaconTimer == nil ? 0 : 1)
-        size.other = ackRoutes.footprint + links.count + keyring.sessionCount
+        size.other = ackRoutes.footprint + forwardedAcks.footprint + links.count + keyring.sessionCount
         return size
     }
 
@@ -311,7 +317,9 @@ struct RelayEngine: DialectEngine {
             return []
         }
         let ack = RelayPacket.ack(RelayAck(seq: seq)).encoded()
-        let sends = back.filter { $0 != link && links.contains($0) }.map { NodeAction.send(ack, on: $0) }
+        let sends = back.filter { $0 != link && links.contains($0) }
+            .filter { forwardedAcks.insert(ForwardedAck(seq: seq, link: $0), at: now) }
+            .map { NodeAction.send(ack, on: $0) }
         return scheduler.reply(sends, window: Self.jitter, now: now, rng: &rng, timers: &timers)
     }
 
@@ -365,4 +373,10 @@ struct RelayEngine: DialectEngine {
     private func sendAll(_ packet: [UInt8], except ingress: LinkID?) -> [NodeAction] {
         links.sorted().filter { $0 != ingress }.map { .send(packet, on: $0) }
     }
+}
+
+/// An ack forwarded on a link (RELAY-R7.2).
+private struct ForwardedAck: Hashable {
+    var seq: UInt64
+    var link: LinkID
 }
