@@ -32,7 +32,7 @@ import Testing
         b.advance(to: .milliseconds(5_000))
         #expect(b.host.phase == .failed)
         #expect(b.result(1) == .failure(.timeout))
-        #expect(b.events.contains(.controllerFailed(.controllerStatus(opcode: HCIOpcode.reset, status: 0xFF))))
+        #expect(b.events.contains(.controllerFailed(.commandTimeout(opcode: HCIOpcode.reset))))
     }
 
     @Test func powerOnRefusesANonStaticAddress() throws {
