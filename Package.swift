@@ -28,16 +28,22 @@ let package = Package(
         .target(name: "Conformance", dependencies: ["MeshNode", "MeshWire", "ChildProcess"]),
         // An untrusted program on pipes, with deadlines and bounds: external decoders, process DUTs.
         .target(name: "ChildProcess"),
+        // libbluetooth-dev headers and library, for the Linux HCI user channel (HCI-NOTES.md).
+        .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        // Byte movers under a BLE host: H4 packets over TCP, unix sockets and the HCI user
+        // channel; adapter monikers; btsnoop capture files. No protocol logic.
+        .target(name: "HCITransport", dependencies: ["CBlueZ"]),
         // Golden-vector files: loading, and checking them against a decoder (ours or an external one).
         .target(name: "MeshVectors", dependencies: ["MeshWire", "ChildProcess"]),
         .executableTarget(name: "meshconform", dependencies: [
-            "MeshWire", "MeshVectors", "MeshSim", "Conformance",
+            "MeshWire", "MeshVectors", "MeshSim", "Conformance", "HCITransport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "MeshWireTests", dependencies: ["MeshWire", "MeshNode", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "MeshVectorsTests", dependencies: ["MeshVectors", "MeshWire", "MeshNode"]),
         .testTarget(name: "MeshNodeTests", dependencies: ["MeshNode", "MeshWire"]),
         .testTarget(name: "MeshSimTests", dependencies: ["MeshSim", "MeshNode", "MeshWire"]),
+        .testTarget(name: "HCITransportTests", dependencies: ["HCITransport"]),
         .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "MeshNode", "MeshWire", "ChildProcess"]),
     ]
 )

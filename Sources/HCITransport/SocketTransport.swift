@@ -1,0 +1,151 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An HCI transport over a connected socket: a byte stream cut by the H4 headers (TCP, unix
+/// socket) or a packet socket where each read is one packet (the Linux HCI user channel).
+/// The descriptor is non-blocking; every wait is a poll with the time left to its deadline.
+public final class SocketTransport: HCITransport {
+    public enum Framing: Sendable {
+        /// A byte stream: packets are cut by their H4 headers.
+        case stream
+        /// One packet per read, already H4 (the kernel's HCI socket).
+        case packets
+    }
+
+    public let name: String
+    /// The longest a `send` waits for room in the socket buffer.
+    public var writeTimeout: Duration
+    private var fd: Int32
+    private let framing: Framing
+    private var deframer = H4Deframer()
+    /// Set once the stream failed: every later call reports the same error.
+    private var failure: TransportError?
+    /// A read is at most this; an H4 packet is at most 65540 bytes.
+    static let readChunk = 65_540
+
+    /// Takes ownership of `fd` (a connected socket) and makes it non-blocking.
+    public init(fd: Int32, name: String, framing: Framing, writeTimeout: Duration = .seconds(2)) {
+        self.fd = fd
+        self.name = name
+        self.framing = framing
+        self.writeTimeout = writeTimeout
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+    }
+
+    deinit { close() }
+
+    public func send(_ packet: [UInt8]) throws(TransportError) {
+        if let failure { throw failure }
+        guard fd >= 0 else { throw .closedByPeer(name) }
+        let deadline = ContinuousClock.now + writeTimeout
+        var sent = 0
+        while sent < packet.count {
+            let n = packet.withUnsafeBytes { raw in
+                sysSend(fd, raw.baseAddress! + sent, raw.count - sent)
+            }
+            if n > 0 {
+                sent += n
+                continue
+            }
+            let code = errno
+            if n < 0, code == EINTR { continue }
+            if n < 0, code == EAGAIN || code == EWOULDBLOCK {
+                guard try wait(for: Int16(POLLOUT), until: deadline) else { throw fail(.sendTimeout(name)) }
+                continue
+            }
+            if code == EPIPE || code == ECONNRESET || code == ENOTCONN || code == ENODEV || code == ENETDOWN {
+                throw fail(.closedByPeer(name))
+            }
+            throw fail(.system(name, call: "send", errno: code))
+        }
+    }
+
+    public func receive(until deadline: ContinuousClock.Instant) throws(TransportError) -> [UInt8]? {
+        if let failure { throw failure }
+        guard fd >= 0 else { throw .closedByPeer(name) }
+        var chunk = [UInt8](repeating: 0, count: Self.readChunk)
+        while true {
+            if framing == .stream, let packet = try nextFramed() { return packet }
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n > 0 {
+                switch framing {
+                case .stream:
+                    deframer.append(chunk[0..<n])
+                case .packets:
+                    let packet = Array(chunk[0..<n])
+                    let length: Int?
+                    do throws(H4FramingError) {
+                        length = try H4Deframer.packetLength(packet[...])
+                    } catch {
+                        throw fail(.malformed(name, reason: error.description))
+                    }
+                    guard length == n else {
+                        throw fail(.malformed(name, reason: "a \(n)-byte read is not one whole H4 packet"))
+                    }
+                    return packet
+                }
+                continue
+            }
+            if n == 0 { throw fail(.closedByPeer(name)) }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EAGAIN || code == EWOULDBLOCK {
+                guard try wait(for: Int16(POLLIN), until: deadline) else { return nil }
+                continue
+            }
+            if code == ECONNRESET || code == ENODEV || code == ENETDOWN { throw fail(.closedByPeer(name)) }
+            throw fail(.system(name, call: "read", errno: code))
+        }
+    }
+
+    public func close() {
+        if fd >= 0 {
+            sysClose(fd)
+            fd = -1
+        }
+    }
+
+    private func nextFramed() throws(TransportError) -> [UInt8]? {
+        do {
+            return try deframer.next()
+        } catch {
+            throw fail(.malformed(name, reason: error.description))
+        }
+    }
+
+    private func fail(_ error: TransportError) -> TransportError {
+        failure = error
+        return error
+    }
+
+    /// Polls for `events` until `deadline`: true when ready (or the socket has an error or
+    /// hang-up for the next call to report), false at the deadline.
+    private func wait(for events: Int16, until deadline: ContinuousClock.Instant) throws(TransportError) -> Bool {
+        while true {
+            let ms = millisecondsLeft(until: deadline)
+            if ms == 0, ContinuousClock.now >= deadline {
+                var p = pollfd(fd: fd, events: events, revents: 0)
+                return poll(&p, 1, 0) > 0
+            }
+            var p = pollfd(fd: fd, events: events, revents: 0)
+            let r = poll(&p, 1, ms)
+            if r > 0 { return true }
+            if r == 0 { if ContinuousClock.now >= deadline { return false } else { continue } }
+            if errno == EINTR { continue }
+            throw fail(.system(name, call: "poll", errno: errno))
+        }
+    }
+}
+
+/// Milliseconds from now to `deadline`, rounded up, clamped to poll's range (0 once past).
+func millisecondsLeft(until deadline: ContinuousClock.Instant) -> Int32 {
+    let left = deadline - ContinuousClock.now
+    if left <= .zero { return 0 }
+    let (s, atto) = left.components
+    let ms = s * 1000 + (atto + 999_999_999_999_999) / 1_000_000_000_000_000
+    return Int32(clamping: ms)
+}
