@@ -47,6 +47,11 @@ expect 2 'no relay check'      -- "$bin" --dialect relay --checks 'XYZ/*'
 expect 2 'needs the DUT'       -- "$bin" --dut-exec true
 expect 2 'BLE host'            -- "$bin" --adapter hci0 --target AA:BB:CC:DD:EE:FF
 expect 0 'RLY/BV-01'           -- "$bin" list --dialect relay
+
+# adapters and adapter monikers (issue 5): listing works with or without kernel Bluetooth
+expect 0 'hci'                 -- "$bin" adapters
+expect 2 'bad adapter'         -- "$bin" --adapter tcp:127.0.0.1 --target AA:BB:CC:DD:EE:FF
+expect 2 'bad adapter'         -- "$bin" --adapter usb0
 rm -f "$caps" "$bad"
 
 echo "cli-contract: $passes passed, $fails failed"

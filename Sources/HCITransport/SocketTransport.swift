@@ -102,6 +102,14 @@ public final class SocketTransport: HCITransport {
         }
     }
 
+    /// Whether TCP_NODELAY is on (nil for sockets that are not TCP).
+    public var noDelay: Bool? {
+        var value: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &value, &size) == 0 else { return nil }
+        return value != 0
+    }
+
     public func close() {
         if fd >= 0 {
             sysClose(fd)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Conformance
 import Foundation
+import HCITransport
 import MeshNode
 
 /// `meshconform [run]`: the conformance checks against a DUT (DESIGN.md section 5). With no
@@ -81,6 +82,9 @@ struct RunCommand: ParsableCommand {
     }
 
     private func makePlan() throws -> Plan {
+        for moniker in adapter {
+            do { _ = try AdapterMoniker(parsing: moniker) } catch { throw UsageError(error.description) }
+        }
         if !adapter.isEmpty || target != nil || btsnoop != nil {
             throw UsageError("--adapter, --target and --btsnoop need the BLE host, which this build does not have yet; test a program with --dut-exec CMD, or the built-in node with no DUT option")
         }
