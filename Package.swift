@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "MeshNode", targets: ["MeshNode"]),
         .library(name: "MeshSim", targets: ["MeshSim"]),
         .library(name: "Conformance", targets: ["Conformance"]),
+        .library(name: "BLEHost", targets: ["BLEHost"]),
         .executable(name: "meshconform", targets: ["meshconform"]),
     ],
     dependencies: [
@@ -24,6 +25,9 @@ let package = Package(
         .target(name: "MeshNode", dependencies: ["MeshWire", .product(name: "DequeModule", package: "swift-collections")]),
         // Discrete-event simulator of many MeshNodes on a virtual clock.
         .target(name: "MeshSim", dependencies: ["MeshNode"]),
+        // LE host stack, sans-IO: H4 / HCI / L2CAP / ATT / advertising codecs, GATT bindings, and the
+        // LEHost state machine (HCI packets and time in, HCI packets, events and timers out). No dependencies.
+        .target(name: "BLEHost"),
         // Check catalog, runner, verdicts, DUT drivers (virtual, process) and reports.
         .target(name: "Conformance", dependencies: ["MeshNode", "MeshWire", "ChildProcess"]),
         // An untrusted program on pipes, with deadlines and bounds: external decoders, process DUTs.
@@ -44,6 +48,7 @@ let package = Package(
         .testTarget(name: "MeshNodeTests", dependencies: ["MeshNode", "MeshWire"]),
         .testTarget(name: "MeshSimTests", dependencies: ["MeshSim", "MeshNode", "MeshWire"]),
         .testTarget(name: "HCITransportTests", dependencies: ["HCITransport"]),
+        .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
         .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "MeshNode", "MeshWire", "ChildProcess"]),
     ]
 )
