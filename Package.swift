@@ -36,7 +36,7 @@ let package = Package(
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         // Byte movers under a BLE host: H4 packets over TCP, unix sockets and the HCI user
         // channel; adapter monikers; btsnoop capture files. No protocol logic.
-        .target(name: "HCITransport", dependencies: ["CBlueZ"]),
+        .target(name: "HCITransport", dependencies: ["CBlueZ", "BLEHost"]),
         // Golden-vector files: loading, and checking them against a decoder (ours or an external one).
         .target(name: "MeshVectors", dependencies: ["MeshWire", "ChildProcess"]),
         .executableTarget(name: "meshconform", dependencies: [
@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(name: "MeshVectorsTests", dependencies: ["MeshVectors", "MeshWire", "MeshNode"]),
         .testTarget(name: "MeshNodeTests", dependencies: ["MeshNode", "MeshWire"]),
         .testTarget(name: "MeshSimTests", dependencies: ["MeshSim", "MeshNode", "MeshWire"]),
-        .testTarget(name: "HCITransportTests", dependencies: ["HCITransport"]),
+        .testTarget(name: "HCITransportTests", dependencies: ["HCITransport", "BLEHost"]),
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
         .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "MeshNode", "MeshWire", "ChildProcess"]),
     ]

@@ -74,7 +74,7 @@ public final class BtsnoopWriter {
             return
         }
         let indicator = packet.first
-        let commandOrEvent = indicator == H4Indicator.command.rawValue || indicator == H4Indicator.event.rawValue
+        let commandOrEvent = indicator == 0x01 || indicator == 0x04   // H4 command, event
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Btsnoop.recordHeaderBytes + packet.count)
         bytes.appendBigEndian(UInt32(packet.count))                       // original length

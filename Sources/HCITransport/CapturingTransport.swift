@@ -1,3 +1,5 @@
+import BLEHost
+
 /// A transport that records every packet it moves into a btsnoop file (`--btsnoop DIR`).
 /// It sits between the host and the real transport, so the capture shows exactly the bytes
 /// on the wire, in the order the host saw them.
@@ -20,15 +22,15 @@ public final class CapturingTransport: HCITransport {
 
     public var name: String { inner.name }
 
-    public func send(_ packet: [UInt8]) throws(TransportError) {
+    public func send(_ packet: H4Packet) throws(TransportError) {
         // Recorded before sending, so a packet that kills the controller is in the capture.
-        capture.record(packet, .sent)
+        capture.record(packet.encoded(), .sent)
         try inner.send(packet)
     }
 
-    public func receive(until deadline: ContinuousClock.Instant) throws(TransportError) -> [UInt8]? {
+    public func receive(until deadline: ContinuousClock.Instant) throws(TransportError) -> H4Packet? {
         let packet = try inner.receive(until: deadline)
-        if let packet { capture.record(packet, .received) }
+        if let packet { capture.record(packet.encoded(), .received) }
         return packet
     }
 

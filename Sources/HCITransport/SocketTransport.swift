@@ -1,3 +1,4 @@
+import BLEHost
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,15 +21,21 @@ public final class SocketTransport: HCITransport {
     public var writeTimeout: Duration
     private var fd: Int32
     private let framing: Framing
-    private var deframer = H4Deframer()
+    /// BLEHost's deframer: bounded to one packet of at most `maxPacketSize` bytes.
+    private var deframer: H4Deframer
+    /// Packets already cut from the stream and not yet returned (one read can hold several).
+    private var ready: [H4Packet] = []
     /// Set once the stream failed: every later call reports the same error.
     private var failure: TransportError?
-    /// A read is at most this; an H4 packet is at most 65540 bytes.
-    static let readChunk = 65_540
+    /// A read is at most this many bytes.
+    static let readChunk = 16_384
 
     /// Takes ownership of `fd` (a connected socket) and makes it non-blocking.
-    public init(fd: Int32, name: String, framing: Framing, writeTimeout: Duration = .seconds(2)) {
+    /// `maxPacketSize` bounds one packet (indicator and header included); the default admits
+    /// every event and the ACL packets of a controller with 1021-byte buffers.
+    public init(fd: Int32, name: String, framing: Framing, writeTimeout: Duration = .seconds(2), maxPacketSize: Int = 1 + 4 + 1021) {
         self.fd = fd
+        deframer = H4Deframer(maxPacketSize: maxPacketSize)
         self.name = name
         self.framing = framing
         self.writeTimeout = writeTimeout
@@ -38,8 +45,9 @@ public final class SocketTransport: HCITransport {
 
     deinit { close() }
 
-    public func send(_ packet: [UInt8]) throws(TransportError) {
+    public func send(_ packet: H4Packet) throws(TransportError) {
         if let failure { throw failure }
+        let packet = packet.encoded()
         guard fd >= 0 else { throw .closedByPeer(name) }
         let deadline = ContinuousClock.now + writeTimeout
         var sent = 0
@@ -64,30 +72,23 @@ public final class SocketTransport: HCITransport {
         }
     }
 
-    public func receive(until deadline: ContinuousClock.Instant) throws(TransportError) -> [UInt8]? {
+    public func receive(until deadline: ContinuousClock.Instant) throws(TransportError) -> H4Packet? {
         if let failure { throw failure }
         guard fd >= 0 else { throw .closedByPeer(name) }
+        if !ready.isEmpty { return ready.removeFirst() }
         var chunk = [UInt8](repeating: 0, count: Self.readChunk)
         while true {
-            if framing == .stream, let packet = try nextFramed() { return packet }
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
             if n > 0 {
-                switch framing {
-                case .stream:
-                    deframer.append(chunk[0..<n])
-                case .packets:
-                    let packet = Array(chunk[0..<n])
-                    let length: Int?
-                    do throws(H4FramingError) {
-                        length = try H4Deframer.packetLength(packet[...])
-                    } catch {
-                        throw fail(.malformed(name, reason: error.description))
+                do throws(HostWireError) {
+                    switch framing {
+                    case .stream: ready += try deframer.feed(chunk[0..<n])
+                    case .packets: ready.append(try H4Packet(decoding: chunk[0..<n]))
                     }
-                    guard length == n else {
-                        throw fail(.malformed(name, reason: "a \(n)-byte read is not one whole H4 packet"))
-                    }
-                    return packet
+                } catch {
+                    throw fail(.malformed(name, reason: "\(error)"))
                 }
+                if !ready.isEmpty { return ready.removeFirst() }
                 continue
             }
             if n == 0 { throw fail(.closedByPeer(name)) }
@@ -114,14 +115,6 @@ public final class SocketTransport: HCITransport {
         if fd >= 0 {
             sysClose(fd)
             fd = -1
-        }
-    }
-
-    private func nextFramed() throws(TransportError) -> [UInt8]? {
-        do {
-            return try deframer.next()
-        } catch {
-            throw fail(.malformed(name, reason: error.description))
         }
     }
 

@@ -1,3 +1,4 @@
+import BLEHost
 import Foundation
 @testable import HCITransport
 import Testing
@@ -76,13 +77,13 @@ final class FakeController {
         defer { close(peer) }
         // Two packets in one write, then one packet byte by byte.
         controller.write(peer, event + acl)
-        #expect(try transport.receive(until: soon()) == event)
-        #expect(try transport.receive(until: soon()) == acl)
+        #expect(try transport.receive(until: soon())?.encoded() == event)
+        #expect(try transport.receive(until: soon())?.encoded() == acl)
         for b in acl { controller.write(peer, [b]) }
-        #expect(try transport.receive(until: soon()) == acl)
+        #expect(try transport.receive(until: soon())?.encoded() == acl)
         // And the other way: what the host sends reaches the controller verbatim.
         let reset: [UInt8] = [0x01, 0x03, 0x0C, 0x00]
-        try transport.send(reset)
+        try transport.send(try H4Packet(decoding: reset))
         #expect(controller.read(peer, count: 4) == reset)
     }
 
@@ -127,7 +128,7 @@ final class FakeController {
             try transport.receive(until: soon())
         } throws: { error in
             guard case TransportError.malformed(_, let reason) = error else { return false }
-            return reason.contains("0x9")
+            return reason.contains("09")
         }
         // And it stays failed: a later call does not read on from a desynchronised stream.
         #expect(throws: TransportError.self) { try transport.receive(until: soon(10)) }
@@ -140,7 +141,7 @@ final class FakeController {
         transport.writeTimeout = .milliseconds(100)
         let peer = controller.accept()   // never read from
         defer { close(peer) }
-        let big = [0x02, 0x01, 0x00, 0xFF, 0xFF] + [UInt8](repeating: 0, count: 0xFFFF)
+        let big = try H4Packet(decoding: [0x02, 0x01, 0x00, 0xFD, 0x03] + [UInt8](repeating: 0, count: 0x3FD))
         let start = ContinuousClock.now
         var error: TransportError?
         for _ in 0..<2000 {
@@ -180,9 +181,9 @@ final class FakeController {
         let transport = try CapturingTransport(try controller.moniker.open(), directory: directory)
         let peer = controller.accept()
         defer { close(peer) }
-        try transport.send([0x01, 0x03, 0x0C, 0x00])
+        try transport.send(try H4Packet(decoding: [0x01, 0x03, 0x0C, 0x00]))
         controller.write(peer, event)
-        #expect(try transport.receive(until: soon()) == event)
+        #expect(try transport.receive(until: soon())?.encoded() == event)
         transport.close()
         let file = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first)
         #expect(file == "tcp_127.0.0.1_\(controller.moniker.description.split(separator: ":").last!).btsnoop")
@@ -192,23 +193,17 @@ final class FakeController {
     }
 }
 
-@Suite struct H4DeframerTests {
-    @Test func everyIndicatorsHeaderGivesTheLength() throws {
-        #expect(try H4Deframer.packetLength([0x01, 0x03, 0x0C, 0x02, 9, 9][...]) == 6)
-        #expect(try H4Deframer.packetLength([0x02, 0x40, 0x00, 0x00, 0x01][...]) == 5 + 256)
-        #expect(try H4Deframer.packetLength([0x03, 0x01, 0x00, 0x30][...]) == 4 + 0x30)
-        #expect(try H4Deframer.packetLength([0x04, 0x3E, 0xFF][...]) == 3 + 255)
-        // ISO: the top two bits of the length field are reserved.
-        #expect(try H4Deframer.packetLength([0x05, 0x01, 0x00, 0xFF, 0xFF][...]) == 5 + 0x3FFF)
-        #expect(try H4Deframer.packetLength([0x04, 0x3E][...]) == nil)
-        #expect(throws: H4FramingError.unknownIndicator(0)) { try H4Deframer.packetLength([0x00][...]) }
-    }
-
-    @Test func aLengthFieldReservesNothingBeforeItsBytesArrive() throws {
-        var deframer = H4Deframer()
-        deframer.append([0x02, 0x01, 0x00, 0xFF, 0xFF])   // promises 65535 bytes
-        #expect(try deframer.next() == nil)
-        #expect(deframer.buffered == 5)
+@Suite struct TransportBoundTests {
+    /// A controller announcing a packet above the bound is refused at its header: nothing is
+    /// buffered for the 65535 bytes it promises.
+    @Test func anOversizedPacketIsRefusedAtItsHeader() throws {
+        let controller = FakeController()
+        let transport = try controller.moniker.open()
+        defer { transport.close() }
+        let peer = controller.accept()
+        defer { close(peer) }
+        controller.write(peer, [0x02, 0x01, 0x00, 0xFF, 0xFF])
+        #expect(throws: TransportError.self) { try transport.receive(until: .now + .seconds(2)) }
     }
 }
 
