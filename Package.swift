@@ -37,10 +37,13 @@ let package = Package(
         // Byte movers under a BLE host: H4 packets over TCP, unix sockets and the HCI user
         // channel; adapter monikers; btsnoop capture files. No protocol logic.
         .target(name: "HCITransport", dependencies: ["CBlueZ", "BLEHost"]),
+        // The radio at run time: one LEHost over one transport on the wall clock, and the GATT
+        // bridge that runs a MeshNode as a peripheral (`meshconform node`).
+        .target(name: "BLERadio", dependencies: ["BLEHost", "HCITransport", "MeshNode", "MeshWire"]),
         // Golden-vector files: loading, and checking them against a decoder (ours or an external one).
         .target(name: "MeshVectors", dependencies: ["MeshWire", "ChildProcess"]),
         .executableTarget(name: "meshconform", dependencies: [
-            "MeshWire", "MeshVectors", "MeshSim", "Conformance", "HCITransport",
+            "MeshWire", "MeshVectors", "MeshSim", "Conformance", "HCITransport", "BLERadio", "BLEHost",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "MeshWireTests", dependencies: ["MeshWire", "MeshNode", .product(name: "Crypto", package: "swift-crypto")]),

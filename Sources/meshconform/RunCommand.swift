@@ -120,17 +120,7 @@ struct RunCommand: ParsableCommand {
         return selected
     }
 
-    private func parseMutants() throws -> Set<Fault> {
-        guard let mutant else { return [] }
-        var faults: Set<Fault> = []
-        for name in mutant.split(separator: ",") {
-            guard let fault = Fault(rawValue: String(name)) else {
-                throw UsageError("unknown mutant '\(name)'; known: \(Fault.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            faults.insert(fault)
-        }
-        return faults
-    }
+    private func parseMutants() throws -> Set<Fault> { try parseFaults(mutant) }
 
     private func loadCapabilities(_ path: String) throws -> Capabilities {
         do {
@@ -158,6 +148,19 @@ struct RunCommand: ParsableCommand {
             throw UsageError("cannot write \(path): \(error.localizedDescription)")
         }
     }
+}
+
+/// `--mutant a,b`: the named faults of the reference node.
+func parseFaults(_ text: String?) throws -> Set<Fault> {
+    guard let text else { return [] }
+    var faults: Set<Fault> = []
+    for name in text.split(separator: ",") {
+        guard let fault = Fault(rawValue: String(name)) else {
+            throw UsageError("unknown mutant '\(name)'; known: \(Fault.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        faults.insert(fault)
+    }
+    return faults
 }
 
 func parseDialect(_ name: String) throws -> DialectName {
