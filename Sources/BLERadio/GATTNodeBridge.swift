@@ -12,7 +12,8 @@ public final class GATTNodeBridge {
     /// What happened, for the CLI's log and for tests.
     public enum Note: Sendable, CustomStringConvertible {
         case advertising(address: BluetoothAddress, extended: Bool)
-        case linkUp(LinkID, peer: BluetoothAddress)
+        case connected(UInt16, peer: BluetoothAddress)
+        case linkUp(LinkID, mtu: Int)
         case linkDown(LinkID, reason: UInt8)
         case received(LinkID, bytes: Int)
         case sent(LinkID, bytes: Int)
@@ -24,7 +25,8 @@ public final class GATTNodeBridge {
         public var description: String {
             switch self {
             case .advertising(let a, let ext): "advertising as \(a.string) (\(ext ? "extended" : "legacy") controller)"
-            case .linkUp(let l, let peer): "\(l) up: central \(peer.string)"
+            case .connected(let handle, let peer): "central \(peer.string) connected (handle \(handle))"
+            case .linkUp(let l, let mtu): "\(l) up (ATT_MTU \(mtu))"
             case .linkDown(let l, let reason): "\(l) down (reason 0x\(String(reason, radix: 16)))"
             case .received(let l, let n): "\(l) -> node: \(n) bytes"
             case .sent(let l, let n): "node -> \(l): \(n) bytes (notification)"
@@ -40,7 +42,15 @@ public final class GATTNodeBridge {
     public private(set) var node: Node
     private var service: RegisteredService?
     private var packetValueHandle: UInt16 = 0
+    private var advertisedName: String?
+    private var advertisingInterval: UInt16 = 0x20
     private var nodeTimers: [TimerID: Instant] = [:]
+    /// Connections from centrals, by handle.
+    private var connected: Set<UInt16> = []
+    /// Connections that are links of the node: the central subscribed to the packet
+    /// characteristic or wrote it (RELAY-G1 / BLEMESH-G1). Waiting for that, rather than
+    /// bringing the link up at connection, lets the node's first sends (blemesh ANNOUNCE)
+    /// go out after the central's MTU exchange instead of being dropped at ATT_MTU 23.
     private var links: Set<UInt16> = []
     private let notes: (Note) -> Void
 
@@ -74,6 +84,8 @@ public final class GATTNodeBridge {
             throw .operationFailed(command: "register the \(binding.dialect) service", .invalidParameter("no packet characteristic"))
         }
         service = registered
+        advertisedName = name
+        advertisingInterval = interval
         packetValueHandle = packet.valueHandle
         let info = try runtime.powerOn(randomAddress: randomAddress, timeout: timeout)
         guard let ad = AdvertisingData.forService(binding.service, name: name) else {
@@ -100,24 +112,24 @@ public final class GATTNodeBridge {
     private func handle(_ event: HostEvent) throws(RadioError) {
         switch event {
         case .connected(let info):
-            links.insert(info.handle)
-            notes(.linkUp(LinkID(Int(info.handle)), peer: info.peer))
-            try step(.linkUp(LinkID(Int(info.handle)), peer: nil))
+            connected.insert(info.handle)
+            notes(.connected(info.handle, peer: info.peer))
             // Only one central at a time connects to an advertiser; advertise again for the next.
-            if !runtime.host.advertising, links.count < runtime.host.config.maxConnections {
-                _ = try? runtime.submit(.startAdvertising(AdvertisingRequest(
-                    data: AdvertisingData.forService(binding.service)?.encoded() ?? [], interval: 0x20)))
+            if !runtime.host.advertising, connected.count < runtime.host.config.maxConnections {
+                try readvertise()
             }
         case .disconnected(let handle, let reason):
-            guard links.remove(handle) != nil else { return }
-            notes(.linkDown(LinkID(Int(handle)), reason: reason))
-            try step(.linkDown(LinkID(Int(handle))))
-            if !runtime.host.advertising {
-                _ = try? runtime.submit(.startAdvertising(AdvertisingRequest(
-                    data: AdvertisingData.forService(binding.service)?.encoded() ?? [], interval: 0x20)))
+            guard connected.remove(handle) != nil else { return }
+            if links.remove(handle) != nil {
+                notes(.linkDown(LinkID(Int(handle)), reason: reason))
+                try step(.linkDown(LinkID(Int(handle))))
             }
+            if !runtime.host.advertising { try readvertise() }
+        case .subscriptionChanged(let handle, let characteristic, _, let notify, _):
+            if notify, characteristic.matches(binding.packet.uuid) { try bringUp(handle) }
         case .gattWrite(let handle, let characteristic, _, let value, _):
-            guard characteristic.matches(binding.packet.uuid), links.contains(handle) else { return }
+            guard characteristic.matches(binding.packet.uuid), connected.contains(handle) else { return }
+            try bringUp(handle)
             notes(.received(LinkID(Int(handle)), bytes: value.count))
             try step(.received(value, on: LinkID(Int(handle))))
         case .failed(_, let why):
@@ -126,6 +138,17 @@ public final class GATTNodeBridge {
         default:
             break
         }
+    }
+
+    private func bringUp(_ handle: UInt16) throws(RadioError) {
+        guard connected.contains(handle), links.insert(handle).inserted else { return }
+        notes(.linkUp(LinkID(Int(handle)), mtu: runtime.host.mtu(of: handle) ?? 23))
+        try step(.linkUp(LinkID(Int(handle)), peer: nil))
+    }
+
+    private func readvertise() throws(RadioError) {
+        guard let ad = AdvertisingData.forService(binding.service, name: advertisedName) else { return }
+        try runtime.submit(.startAdvertising(AdvertisingRequest(data: ad.encoded(), interval: advertisingInterval)))
     }
 
     private func fireNodeTimers() throws(RadioError) {
