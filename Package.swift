@@ -52,6 +52,7 @@ let package = Package(
         .testTarget(name: "MeshSimTests", dependencies: ["MeshSim", "MeshNode", "MeshWire"]),
         .testTarget(name: "HCITransportTests", dependencies: ["HCITransport", "BLEHost"]),
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
+        .testTarget(name: "BLERadioTests", dependencies: ["BLERadio", "BLEHost", "HCITransport"]),
         .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "MeshNode", "MeshWire", "ChildProcess"]),
     ]
 )
