@@ -53,7 +53,7 @@ expect 0 'hci'                 -- "$bin" adapters
 expect 2 'bad adapter'         -- "$bin" --adapter tcp:127.0.0.1 --target AA:BB:CC:DD:EE:FF
 expect 2 'bad adapter'         -- "$bin" --adapter usb0
 expect 2 'needs a radio'       -- "$bin" node --dialect relay --adapter virtual
-expect 2 'hci9'                -- "$bin" node --dialect relay --adapter hci9   # no Bluetooth here, or no hci9: either says so
+expect 2 'hci'                 -- "$bin" node --dialect relay --adapter hci9   # no Bluetooth here, or no hci9: either says so
 expect 2 'cannot connect'      -- "$bin" node --dialect relay --adapter tcp:127.0.0.1:1
 expect 2 'unknown dialect'     -- "$bin" node --dialect zigbee --adapter tcp:127.0.0.1:1
 expect 2 'unknown mutant'      -- "$bin" node --dialect relay --adapter tcp:127.0.0.1:1 --mutant nope
