@@ -45,7 +45,7 @@ expect 2 'unknown dialect'     -- "$bin" --capabilities "$bad"
 expect 2 'cannot read'         -- "$bin" --capabilities /nonexistent.json
 expect 2 'no relay check'      -- "$bin" --dialect relay --checks 'XYZ/*'
 expect 2 'needs the DUT'       -- "$bin" --dut-exec true
-expect 2 'BLE host'            -- "$bin" --adapter hci0 --target AA:BB:CC:DD:EE:FF
+expect 2 'GATT DUT driver'     -- "$bin" --adapter hci0 --target AA:BB:CC:DD:EE:FF
 expect 0 'RLY/BV-01'           -- "$bin" list --dialect relay
 
 # adapters and adapter monikers (issue 5): listing works with or without kernel Bluetooth

@@ -86,7 +86,7 @@ struct RunCommand: ParsableCommand {
             do { _ = try AdapterMoniker(parsing: moniker) } catch { throw UsageError(error.description) }
         }
         if !adapter.isEmpty || target != nil || btsnoop != nil {
-            throw UsageError("--adapter, --target and --btsnoop need the BLE host, which this build does not have yet; test a program with --dut-exec CMD, or the built-in node with no DUT option")
+            throw UsageError("--adapter, --target and --btsnoop with `run` need the GATT DUT driver, which this build does not have yet (the BLE host and transports are in: `meshconform node --dialect D --adapter A` runs the reference node on a radio); test a program with --dut-exec CMD, or the built-in node with no DUT option")
         }
         if dutExec != nil, mutant != nil {
             throw UsageError("--mutant selects a mutant of the built-in node; it cannot be combined with --dut-exec")
