@@ -32,17 +32,27 @@ let package = Package(
         .target(name: "Conformance", dependencies: ["MeshNode", "MeshWire", "ChildProcess"]),
         // An untrusted program on pipes, with deadlines and bounds: external decoders, process DUTs.
         .target(name: "ChildProcess"),
+        // libbluetooth-dev headers and library, for the Linux HCI user channel (HCI-NOTES.md).
+        .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        // Byte movers under a BLE host: H4 packets over TCP, unix sockets and the HCI user
+        // channel; adapter monikers; btsnoop capture files. No protocol logic.
+        .target(name: "HCITransport", dependencies: ["CBlueZ", "BLEHost"]),
+        // The radio at run time: one LEHost over one transport on the wall clock, and the GATT
+        // bridge that runs a MeshNode as a peripheral (`meshconform node`).
+        .target(name: "BLERadio", dependencies: ["BLEHost", "HCITransport", "MeshNode", "MeshWire"]),
         // Golden-vector files: loading, and checking them against a decoder (ours or an external one).
         .target(name: "MeshVectors", dependencies: ["MeshWire", "ChildProcess"]),
         .executableTarget(name: "meshconform", dependencies: [
-            "MeshWire", "MeshVectors", "MeshSim", "Conformance",
+            "MeshWire", "MeshVectors", "MeshSim", "Conformance", "HCITransport", "BLERadio", "BLEHost",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "MeshWireTests", dependencies: ["MeshWire", "MeshNode", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "MeshVectorsTests", dependencies: ["MeshVectors", "MeshWire", "MeshNode"]),
         .testTarget(name: "MeshNodeTests", dependencies: ["MeshNode", "MeshWire"]),
         .testTarget(name: "MeshSimTests", dependencies: ["MeshSim", "MeshNode", "MeshWire"]),
+        .testTarget(name: "HCITransportTests", dependencies: ["HCITransport", "BLEHost"]),
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
+        .testTarget(name: "BLERadioTests", dependencies: ["BLERadio", "BLEHost", "HCITransport"]),
         .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "MeshNode", "MeshWire", "ChildProcess"]),
     ]
 )

@@ -47,8 +47,19 @@ expect 2 'no relay check'      -- "$bin" --dialect relay --checks 'XYZ/*'
 expect 2 'needs the DUT'       -- "$bin" --dut-exec true
 expect 2 'could not be run'    -- "$bin" --dialect relay --dut-exec /nonexistent/dut
 expect 2 'not executable'      -- "$bin" --dialect relay --dut-exec /
-expect 2 'BLE host'            -- "$bin" --adapter hci0 --target AA:BB:CC:DD:EE:FF
+expect 2 'GATT DUT driver'     -- "$bin" --adapter hci0 --target AA:BB:CC:DD:EE:FF
 expect 0 'RLY/BV-01'           -- "$bin" list --dialect relay
+
+# adapters and adapter monikers (issue 5): listing works with or without kernel Bluetooth
+expect 0 'hci'                 -- "$bin" adapters
+expect 2 'bad adapter'         -- "$bin" --adapter tcp:127.0.0.1 --target AA:BB:CC:DD:EE:FF
+expect 2 'bad adapter'         -- "$bin" --adapter usb0
+expect 2 'needs a radio'       -- "$bin" node --dialect relay --adapter virtual
+expect 2 'hci'                 -- "$bin" node --dialect relay --adapter hci9   # no Bluetooth here, or no hci9: either says so
+expect 2 'cannot connect'      -- "$bin" node --dialect relay --adapter tcp:127.0.0.1:1
+expect 2 'unknown dialect'     -- "$bin" node --dialect zigbee --adapter tcp:127.0.0.1:1
+expect 2 'unknown mutant'      -- "$bin" node --dialect relay --adapter tcp:127.0.0.1:1 --mutant nope
+expect 2 'random static'       -- "$bin" node --dialect relay --adapter tcp:127.0.0.1:1 --ble-address 00:11:22:33:44:55
 rm -f "$caps" "$bad"
 
 echo "cli-contract: $passes passed, $fails failed"

@@ -24,3 +24,29 @@ apt_install() {
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 }
+
+# Background processes started by these helpers; killed when the script exits.
+CI_PIDS=()
+ci_cleanup() { local p; for p in "${CI_PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; true; }
+trap ci_cleanup EXIT
+
+# start_controllers N [--legacy all|I,J]: starts N linked Bumble controllers (ci/bumble-controllers.py),
+# waits up to 30 s for its READY line and puts the adapter monikers in the CONTROLLERS array.
+# A fresh set per test: Bumble's controllers keep connections across an HCI reset.
+start_controllers() {
+  local log; log=$(mktemp)
+  "$VENV/bin/python" ci/bumble-controllers.py -n "$@" > "$log" 2>&1 &
+  CI_PIDS+=($!)
+  CONTROLLERS_PID=$!
+  local waited=0
+  until grep -q '^READY' "$log"; do
+    if ! kill -0 "$CONTROLLERS_PID" 2>/dev/null || [ $waited -ge 300 ]; then
+      echo "bumble-controllers.py did not get ready:"; cat "$log"; return 1
+    fi
+    sleep 0.1; waited=$((waited + 1))
+  done
+  read -r -a CONTROLLERS <<< "$(grep '^READY' "$log" | cut -d' ' -f2-)"
+}
+
+# stop_controllers: ends the set start_controllers started last.
+stop_controllers() { kill "$CONTROLLERS_PID" 2>/dev/null; wait "$CONTROLLERS_PID" 2>/dev/null; true; }

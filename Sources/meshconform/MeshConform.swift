@@ -6,7 +6,7 @@ struct MeshConform: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "meshconform",
         abstract: "Conformance suite and protocol fuzzer for BLE mesh messaging apps.",
-        subcommands: [RunCommand.self, ListCommand.self, VectorsCommand.self, DecodeCommand.self, EncodeCommand.self, SimCommand.self],
+        subcommands: [RunCommand.self, ListCommand.self, VectorsCommand.self, DecodeCommand.self, EncodeCommand.self, SimCommand.self, AdaptersCommand.self, NodeCommand.self],
         defaultSubcommand: RunCommand.self)
 
     /// Exit status contract (DESIGN.md section 5): 0 all passed, 1 a check failed,

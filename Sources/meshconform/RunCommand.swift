@@ -1,6 +1,7 @@
 import ArgumentParser
 import Conformance
 import Foundation
+import HCITransport
 import MeshNode
 
 /// `meshconform [run]`: the conformance checks against a DUT (DESIGN.md section 5). With no
@@ -86,8 +87,11 @@ struct RunCommand: ParsableCommand {
     }
 
     private func makePlan() throws -> Plan {
+        for moniker in adapter {
+            do { _ = try AdapterMoniker(parsing: moniker) } catch { throw UsageError(error.description) }
+        }
         if !adapter.isEmpty || target != nil || btsnoop != nil {
-            throw UsageError("--adapter, --target and --btsnoop need the BLE host, which this build does not have yet; test a program with --dut-exec CMD, or the built-in node with no DUT option")
+            throw UsageError("--adapter, --target and --btsnoop with `run` need the GATT DUT driver, which this build does not have yet (the BLE host and transports are in: `meshconform node --dialect D --adapter A` runs the reference node on a radio); test a program with --dut-exec CMD, or the built-in node with no DUT option")
         }
         if dutExec != nil, mutant != nil {
             throw UsageError("--mutant selects a mutant of the built-in node; it cannot be combined with --dut-exec")
@@ -121,17 +125,7 @@ struct RunCommand: ParsableCommand {
         return selected
     }
 
-    private func parseMutants() throws -> Set<Fault> {
-        guard let mutant else { return [] }
-        var faults: Set<Fault> = []
-        for name in mutant.split(separator: ",") {
-            guard let fault = Fault(rawValue: String(name)) else {
-                throw UsageError("unknown mutant '\(name)'; known: \(Fault.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            faults.insert(fault)
-        }
-        return faults
-    }
+    private func parseMutants() throws -> Set<Fault> { try parseFaults(mutant) }
 
     private func loadCapabilities(_ path: String) throws -> Capabilities {
         do {
@@ -159,6 +153,19 @@ struct RunCommand: ParsableCommand {
             throw UsageError("cannot write \(path): \(error.localizedDescription)")
         }
     }
+}
+
+/// `--mutant a,b`: the named faults of the reference node.
+func parseFaults(_ text: String?) throws -> Set<Fault> {
+    guard let text else { return [] }
+    var faults: Set<Fault> = []
+    for name in text.split(separator: ",") {
+        guard let fault = Fault(rawValue: String(name)) else {
+            throw UsageError("unknown mutant '\(name)'; known: \(Fault.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        faults.insert(fault)
+    }
+    return faults
 }
 
 func parseDialect(_ name: String) throws -> DialectName {

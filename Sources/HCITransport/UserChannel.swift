@@ -1,0 +1,45 @@
+import CBlueZ
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The Linux HCI user channel: exclusive raw access to a local adapter, which the kernel's
+/// own stack must have released (adapter down, bluetoothd not holding it). Needs root or
+/// CAP_NET_ADMIN. Each read and write is one whole H4 packet.
+extension SocketTransport {
+    public static func userChannel(adapter index: UInt16) throws(TransportError) -> SocketTransport {
+        let name = "hci\(index)"
+        let fd = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
+        guard fd >= 0 else { throw userChannelError(errno, adapter: name, call: "socket") }
+        var addr = sockaddr_hci()
+        addr.hci_family = sa_family_t(AF_BLUETOOTH)
+        addr.hci_dev = index
+        addr.hci_channel = UInt16(HCI_CHANNEL_USER)
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_hci>.size))
+            }
+        }
+        guard rc == 0 else {
+            let code = errno
+            sysClose(fd)
+            throw userChannelError(code, adapter: name, call: "bind")
+        }
+        return SocketTransport(fd: fd, name: name, framing: .packets)
+    }
+}
+
+/// The user's view of why the user channel could not be had (kernel net/bluetooth/hci_sock.c:
+/// EBUSY when the adapter is up or initialising, EUSERS when another socket has the channel,
+/// EPERM without CAP_NET_ADMIN, and hci_dev_open's errors such as ERFKILL).
+func userChannelError(_ code: Int32, adapter: String, call: String) -> TransportError {
+    switch code {
+    case EAFNOSUPPORT, EPROTONOSUPPORT: .kernelWithoutBluetooth
+    case ENODEV: .adapterMissing(adapter)
+    case EBUSY, EALREADY: .adapterBusy(adapter)
+    case EUSERS: .adapterInUse(adapter)
+    case ERFKILL: .adapterBlocked(adapter)
+    case EPERM, EACCES: .noPermission(adapter)
+    default: .system(adapter, call: call, errno: code)
+    }
+}

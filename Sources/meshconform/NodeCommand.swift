@@ -1,0 +1,133 @@
+import ArgumentParser
+import BLEHost
+import BLERadio
+import Foundation
+import HCITransport
+import MeshNode
+
+/// `meshconform node`: the reference node (or a mutant) on a radio, as a GATT peripheral of
+/// the dialect's binding, so phones, other stacks and the conformance suite can talk to it.
+struct NodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "node",
+        abstract: "Run the reference mesh node on an HCI adapter, as a GATT peripheral of the dialect's binding.",
+        discussion: """
+            Each central that connects and subscribes to the packet characteristic is one link of the node. \
+            The node advertises the dialect's service (docs/dialects/<dialect>.md, GATT binding) every 20 ms. \
+            Exit status: 0 after --duration, 1 when the controller or transport fails on the way, 2 bad use or \
+            an adapter that cannot be opened (the message says how to fix it).
+            """)
+
+    @Option(help: "Dialect: relay or blemesh.")
+    var dialect: String
+
+    @Option(help: "HCI adapter: hciN, tcp:HOST:PORT or unix:PATH.")
+    var adapter: String
+
+    @Option(help: "Run a named mutant of the reference node (see `meshconform list --mutants`); comma-separate to combine.")
+    var mutant: String?
+
+    @Option(help: "Write a btsnoop capture of the adapter's HCI traffic into this directory.")
+    var btsnoop: String?
+
+    @Option(help: "Seconds to run (default: until interrupted).")
+    var duration: Double?
+
+    @Option(help: "The node's mesh identity, a UUID (default: derived from --seed).")
+    var address: String?
+
+    @Option(help: "The random static BLE address to use, AA:BB:CC:DD:EE:FF (default: derived from --seed).")
+    var bleAddress: String?
+
+    @Option(help: "Seed for the node's random choices and the default identities.")
+    var seed: UInt64 = 1
+
+    func run() throws {
+        let dialectName = try parseDialect(dialect)
+        guard let binding = GATTBinding.forDialect(dialectName.rawValue) else {
+            throw UsageError("dialect \(dialectName.rawValue) has no GATT binding; known: \(GATTBinding.all.map(\.dialect).joined(separator: ", "))")
+        }
+        let faults = try parseFaults(mutant)
+        let endpoint: HCIEndpoint
+        do {
+            switch try AdapterMoniker(parsing: adapter) {
+            case .virtual: throw UsageError("`node` needs a radio: --adapter hciN, tcp:HOST:PORT or unix:PATH (the virtual radio has no outside peers)")
+            case .radio(let e): endpoint = e
+            }
+        } catch let error as MonikerError {
+            throw UsageError(error.description)
+        }
+        if let duration, !(duration > 0) { throw UsageError("--duration must be a positive number of seconds") }
+        var rng = SplitMix(seed: seed)
+        let nodeAddress: NodeAddress
+        if let address {
+            guard let uuid = UUID(uuidString: address) else { throw UsageError("--address must be a UUID, e.g. 6B1E2C4A-0000-4000-8000-000000000001") }
+            nodeAddress = NodeAddress(uuid)
+        } else {
+            nodeAddress = NodeAddress(bytes: (0..<16).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+        }
+        let bdaddr: BluetoothAddress
+        do {
+            if let bleAddress {
+                bdaddr = try BluetoothAddress(string: bleAddress, type: .random)
+                guard bdaddr.isRandomStatic else { throw UsageError("--ble-address must be a random static address: its first byte C0 to FF, e.g. C0:11:22:33:44:55") }
+            } else {
+                var bytes = (0..<6).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                bytes[0] |= 0xC0   // random static (Core Vol 6 Part B 1.3.2.1)
+                bdaddr = try BluetoothAddress(bytes: bytes, type: .random)
+            }
+        } catch let error as HostWireError {
+            throw UsageError("--ble-address: \(error)")
+        }
+
+        var transport: any HCITransport
+        do {
+            transport = try endpoint.open()
+        } catch {
+            throw UsageError(error.description)
+        }
+        if let btsnoop {
+            do {
+                transport = try CapturingTransport(transport, directory: btsnoop)
+            } catch {
+                transport.close()
+                throw UsageError("--btsnoop: \(error)")
+            }
+        }
+        let runtime = HostRuntime(transport: transport)
+        defer { runtime.close() }
+        let node = Node(dialect: dialectName, config: NodeConfig(address: nodeAddress, faults: faults), seed: seed)
+        let bridge = GATTNodeBridge(runtime: runtime, node: node, binding: binding) { note in
+            say("\(note)")
+        }
+        let name = binding.localNamePrefix.map { $0 + String(nodeAddress.description.prefix(10)) }
+        do {
+            try bridge.start(randomAddress: bdaddr, name: name)
+            say("node \(nodeAddress) (\(dialectName.rawValue)\(faults.isEmpty ? "" : ", mutant " + faults.map(\.rawValue).sorted().joined(separator: ","))) on \(transport.name)")
+            let end = duration.map { ContinuousClock.now + .nanoseconds(Int64($0 * 1e9)) } ?? ContinuousClock.now + .seconds(100 * 365 * 86400)
+            try bridge.run(until: end)
+        } catch {
+            if error.isEnvironmental { throw UsageError(error.description) }
+            FileHandle.standardError.write(Data("meshconform node: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// One line to stdout at once, unbuffered: a script watching the node sees it immediately.
+private func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// A small deterministic generator for default identities (SplitMix64).
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
