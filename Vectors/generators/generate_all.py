@@ -11,6 +11,7 @@ import blemesh  # noqa: E402
 import common  # noqa: E402
 import relay  # noqa: E402
 import peat  # noqa: E402
+import camp  # noqa: E402
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
@@ -21,3 +22,4 @@ if __name__ == "__main__":
     relay.main()
     blemesh.main()
     peat.main()
+    camp.main()

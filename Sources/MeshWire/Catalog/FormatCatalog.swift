@@ -32,6 +32,9 @@ public enum FormatCatalog {
             decode: { bytes, context throws(WireError) in try PeatPeerE2EE.neutral(decoding: bytes, context: context) },
             encode: { json, context throws(WireError) in try PeatPeerE2EE.encoded(neutral: json, context: context) }),
         FormatCodec(PeatDeviceName.self, "peat-btle advertised name PEAT_<mesh>-<%08X>"),
+        FormatCodec(CampMessage.self, "Robot Heart BLEMessage (JSON, dates: seconds since 2001), one GATT write"),
+        FormatCodec(CampProtocolMessage.self, "Robot Heart CampProtocolMessage (JSON carried as a BLEMessage content string)"),
+        FormatCodec(CampDeliveryConfirmation.self, "Robot Heart delivery confirmation: BLEMessage deliveryConfirmation, content = confirmed id"),
     ]
 
     public static func codec(_ id: FormatID) -> FormatCodec? { all.first { $0.id == id } }
