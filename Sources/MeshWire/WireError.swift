@@ -41,6 +41,13 @@ public struct WireError: Error, Hashable, Sendable, CustomStringConvertible {
         case authenticationFailed
         /// Key material of the wrong size or not a valid point.
         case badKey
+        /// Entries that must be in strictly ascending key order (peat counters and acks) are not.
+        case outOfOrder
+        /// A known marker where the layout does not allow it: a peat section repeated or out of
+        /// order, or a document whose first byte is one of the frame markers 0xAE...0xB2.
+        case misplacedMarker
+        /// A BLE device name that does not follow the dialect's naming rule (peat `PEAT_<mesh>-<%08X>`).
+        case badName
     }
 
     public var code: Code

@@ -49,3 +49,14 @@ extension AppControlMessage {
         }
     }
 }
+
+// Robot Heart (RobotHeart/Services/BLEMeshManager.swift, CampNetworkManager.swift).
+struct AppCampBLEMessage: Codable {
+    enum Kind: String, Codable { case text, location, deliveryConfirmation, campAnnouncement, emergency }
+    let id: String; let senderID: String; let senderName: String; let recipientID: String; let messageType: Kind
+    let content: String; let timestamp: Date; var locationLat: Double?; var locationLon: Double?
+}
+struct AppCampProtocolMessage: Codable {
+    enum Kind: String, Codable { case ping, announce, chat, resource, event, emergency }
+    let version: UInt8; let type: Kind; let campID: String; let senderID: String; let timestamp: Date; let payload: Data?
+}

@@ -77,6 +77,28 @@ let cases: [Case] = [
     Case(format: "blemesh.announce", ours: ours(PeerAnnounce.self), baseline: foundation(AppPeerAnnounce.self), baselineName: "JSONDecoder"),
     Case(format: "blemesh.ack", ours: ours(DeliveryAck.self), baseline: foundation(AppDeliveryAck.self), baselineName: "JSONDecoder"),
     Case(format: "blemesh.read", ours: ours(ReadReceipt.self), baseline: foundation(AppReadReceipt.self), baselineName: "JSONDecoder"),
+    // peat-btle is Rust: its decoders cannot run here. The baseline is what they check before
+    // they read fields (minimum lengths and length fields, no value checks), written out.
+    Case(format: "peat.document", ours: ours(PeatDocument.self), baseline: { b in
+        b.count >= 12 && { n in n <= 256 && b.count >= 12 + n * 12 }(Int(b[8]) | Int(b[9]) << 8 | Int(b[10]) << 16 | Int(b[11]) << 24)
+    }, baselineName: "peat-btle length checks"),
+    Case(format: "peat.peripheral", ours: ours(PeatPeripheral.self), baseline: { $0.count >= 34 }, baselineName: "peat-btle length checks"),
+    Case(format: "peat.emergency", ours: ours(PeatEmergency.self), baseline: { b in
+        b.count >= 16 && { n in n <= 256 && b.count >= 16 + n * 5 }(Int(b[12]) | Int(b[13]) << 8 | Int(b[14]) << 16 | Int(b[15]) << 24)
+    }, baselineName: "peat-btle length checks"),
+    Case(format: "peat.relay-envelope", ours: ours(PeatRelayEnvelope.self), baseline: { b in
+        b.count >= 28 && b[0] == 0xB1 && b.count - 28 >= Int(b[24]) | Int(b[25]) << 8 | Int(b[26]) << 16 | Int(b[27]) << 24
+    }, baselineName: "peat-btle length checks"),
+    Case(format: "peat.encrypted", ours: ours(PeatEncrypted.self), baseline: { $0.count >= 30 && $0[0] == 0xAE }, baselineName: "peat-btle length checks (no key)"),
+    Case(format: "peat.key-exchange", ours: ours(PeatKeyExchange.self), baseline: { $0.count >= 38 && $0[0] == 0xB0 }, baselineName: "peat-btle length checks"),
+    Case(format: "peat.peer-e2ee", ours: ours(PeatPeerE2EE.self), baseline: { $0.count >= 46 && $0[0] == 0xAF }, baselineName: "peat-btle length checks (no key)"),
+    Case(format: "peat.device-name", ours: ours(PeatDeviceName.self), baseline: { b in
+        guard let name = String(bytes: b, encoding: .utf8), name.hasPrefix("PEAT_") else { return false }
+        return name.dropFirst(5).split(separator: "-").count >= 1
+    }, baselineName: "app prefix + split"),
+    Case(format: "camp.message", ours: ours(CampMessage.self), baseline: foundation(AppCampBLEMessage.self), baselineName: "JSONDecoder"),
+    Case(format: "camp.protocol", ours: ours(CampProtocolMessage.self), baseline: foundation(AppCampProtocolMessage.self), baselineName: "JSONDecoder"),
+    Case(format: "camp.delivery-confirmation", ours: ours(CampDeliveryConfirmation.self), baseline: foundation(AppCampBLEMessage.self), baselineName: "JSONDecoder"),
 ]
 
 /// Decodes per second over `inputs`, best of three rounds of `seconds / 3`.

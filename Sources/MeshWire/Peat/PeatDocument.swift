@@ -1,0 +1,137 @@
+/// A peat-btle sync document, little-endian:
+/// `version u32 | node_id u32 | num_entries u32 | num_entries * (node u32, count u64)` then
+/// sections `marker u8 | 0x00 | len u16 | data` in the order 0xAB peripheral, 0xAC emergency,
+/// 0xAD chat, each at most once. The first byte that is not a section marker ends the sections
+/// (peat-btle's stop-at-unknown-marker rule); what follows is kept, unread, as `trailer`, so a
+/// newer peer's sections survive a relay by an older one.
+public struct PeatDocument: WireFormat, NeutralForm {
+    public static let formatID: FormatID = "peat.document"
+    /// Header and an empty counter: peat-btle's MIN_DOCUMENT_SIZE of 8 cannot hold num_entries.
+    public static let minimumSize = 12
+    static let entrySize = 12
+
+    public var version: UInt32
+    public var nodeID: UInt32
+    /// G-Counter, strictly ascending by node.
+    public var counters: [Counter]
+    public var peripheral: PeatPeripheral?
+    public var emergency: PeatEmergency?
+    /// The legacy chat CRDT section, carried opaque (peat-btle builds it only with "legacy-chat").
+    public var chat: [UInt8]?
+    public var trailer: [UInt8]
+
+    public struct Counter: Hashable, Sendable {
+        public var node: UInt32
+        public var count: UInt64
+        public init(node: UInt32, count: UInt64) { self.node = node; self.count = count }
+    }
+
+    public init(version: UInt32, nodeID: UInt32, counters: [Counter] = [], peripheral: PeatPeripheral? = nil,
+                emergency: PeatEmergency? = nil, chat: [UInt8]? = nil, trailer: [UInt8] = []) {
+        self.version = version
+        self.nodeID = nodeID
+        self.counters = counters
+        self.peripheral = peripheral
+        self.emergency = emergency
+        self.chat = chat
+        self.trailer = trailer
+    }
+
+    public init(decoding bytes: ArraySlice<UInt8>) throws(WireError) {
+        try PeatWire.checkSize(bytes.count, "document")
+        var r = ByteReader(bytes)
+        version = try r.readU32LE()
+        // A receiver dispatches on the first byte (PEAT-W1): this document would be read as a frame.
+        guard !PeatWire.frameMarkers.contains(UInt8(truncatingIfNeeded: version)) else {
+            throw WireError(.misplacedMarker, "document version \(version) starts with frame marker 0x\(String(UInt8(truncatingIfNeeded: version), radix: 16))")
+        }
+        nodeID = try r.readU32LE()
+        let count = try r.readU32LE()
+        guard count <= PeatWire.maxCounterEntries else {
+            throw WireError(.valueOutOfRange, "document num_entries \(count) is above \(PeatWire.maxCounterEntries)")
+        }
+        guard r.remaining >= Int(count) * Self.entrySize else {
+            throw .truncated(need: Int(count) * Self.entrySize, have: r.remaining, at: r.offset)
+        }
+        counters = []
+        counters.reserveCapacity(Int(count))
+        for i in 0..<Int(count) {
+            let node = try PeatWire.nonZeroNode(try r.readU32LE(), "document counter[\(i)].node")
+            if let last = counters.last?.node, node <= last {
+                throw WireError(.outOfOrder, "document counter[\(i)].node \(node) does not follow \(last)")
+            }
+            counters.append(Counter(node: node, count: try r.readU64LE()))
+        }
+        peripheral = nil
+        emergency = nil
+        chat = nil
+        var lastMarker: UInt8 = 0
+        while let marker = r.bytes[r.index...].first, (PeatWire.peripheralMarker...PeatWire.chatMarker).contains(marker) {
+            // Sections in the encoder's order, each once: a repeat would silently overwrite.
+            guard marker > lastMarker else {
+                throw WireError(.misplacedMarker, "section 0x\(String(marker, radix: 16)) at offset \(r.offset) repeats or is out of order")
+            }
+            lastMarker = marker
+            _ = try r.readU8()
+            try PeatWire.reserved(try r.readU8(), "section 0x\(String(marker, radix: 16))")
+            let data = try r.readBytes(Int(try r.readU16LE()))
+            switch marker {
+            case PeatWire.peripheralMarker: peripheral = try PeatPeripheral(decoding: data)
+            case PeatWire.emergencyMarker: emergency = try PeatEmergency(decoding: data)
+            default: chat = Array(data)
+            }
+        }
+        trailer = Array(r.readRest())
+    }
+
+    public func encoded() -> [UInt8] {
+        var w = ByteWriter(capacity: 64 + counters.count * Self.entrySize)
+        w.writeU32LE(version)
+        w.writeU32LE(nodeID)
+        w.writeU32LE(UInt32(counters.count))
+        for c in counters {
+            w.writeU32LE(c.node)
+            w.writeU64LE(c.count)
+        }
+        func section(_ marker: UInt8, _ data: [UInt8]) {
+            w.writeU8(marker)
+            w.writeU8(0)
+            w.writeU16LE(UInt16(truncatingIfNeeded: data.count))
+            w.write(data)
+        }
+        if let peripheral { section(PeatWire.peripheralMarker, peripheral.encoded()) }
+        if let emergency { section(PeatWire.emergencyMarker, emergency.encoded()) }
+        if let chat { section(PeatWire.chatMarker, chat) }
+        w.write(trailer)
+        return w.bytes
+    }
+
+    public init(neutral: JSONValue) throws(WireError) {
+        let f = try JSONFields(neutral, context: "Document")
+        var counters: [Counter] = []
+        for (i, e) in try f.array("counters").enumerated() {
+            let c = try JSONFields(e, context: "Document.counters[\(i)]")
+            counters.append(Counter(node: try c.peatNode("node"), count: try c.uint64Text("count")))
+        }
+        self.init(version: try f.integer("version"), nodeID: try f.peatNode("nodeId"), counters: counters,
+                  peripheral: try f.optional("peripheral").map { v throws(WireError) in try PeatPeripheral(neutral: v) },
+                  emergency: try f.optional("emergency").map { v throws(WireError) in try PeatEmergency(neutral: v) },
+                  chat: try f.optionalHex("chat"), trailer: try f.optionalHex("trailer") ?? [])
+        if let chat, chat.count > Int(UInt16.max) { throw WireError(.tooLarge, "Document.chat is \(chat.count) bytes") }
+        // The trailer must start with a byte that ends the sections, or it would be read as one.
+        if let first = trailer.first, (PeatWire.peripheralMarker...PeatWire.chatMarker).contains(first) {
+            throw WireError(.misplacedMarker, "Document.trailer starts with section marker 0x\(String(first, radix: 16))")
+        }
+        _ = try PeatDocument(decoding: encoded())
+    }
+
+    public var neutral: JSONValue {
+        var m: [(String, JSONValue)] = [("version", .integer(version)), ("nodeId", .integer(nodeID)),
+                                        ("counters", .array(counters.map { .object([("node", .integer($0.node)), ("count", .uint64Text($0.count))]) }))]
+        if let peripheral { m.append(("peripheral", peripheral.neutral)) }
+        if let emergency { m.append(("emergency", emergency.neutral)) }
+        if let chat { m.append(("chat", .hex(chat))) }
+        if !trailer.isEmpty { m.append(("trailer", .hex(trailer))) }
+        return .object(m)
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+
+/// A peripheral (a wearable or sensor under a node), peat-btle `Peripheral`, little-endian:
+/// `id u32 | parent u32 | type u8 | callsign[12] | health[4] | has_event u8 | event[9]? |
+///  timestamp u64 ms | has_location u8 | location[9...17]?`. The `has_location` byte may be
+/// absent (pre-rc.7 encoders): 34 bytes is the smallest peripheral.
+public struct PeatPeripheral: WireFormat, NeutralForm {
+    public static let formatID: FormatID = "peat.peripheral"
+    public static let minimumSize = 34
+    static let callsignSize = 12
+
+    public enum Kind: UInt8, Sendable, CaseIterable { case unknown = 0, soldierSensor, fixedSensor, relay }
+    public enum EventType: UInt8, Sendable, CaseIterable { case none = 0, ping, needAssist, emergency, moving, inPosition, ack }
+
+    public struct Health: Hashable, Sendable {
+        public var battery: UInt8      // 0...100 %
+        public var activity: UInt8     // 0 still, 1 walking, 2 running, 3 vehicle
+        public var alerts: UInt8       // bit flags, all defined by the app as "custom"
+        public var heartRate: UInt8?   // 20...250 bpm; 0 on the wire = absent
+    }
+
+    public struct Event: Hashable, Sendable {
+        public var type: EventType
+        public var timestamp: UInt64   // ms since 1970; 0 = not set
+    }
+
+    public struct Location: Hashable, Sendable {
+        public var latitude: Float
+        public var longitude: Float
+        public var altitude: Float?
+        public var accuracy: Float?
+    }
+
+    public var id: UInt32
+    public var parent: UInt32
+    public var kind: Kind
+    /// The callsign's UTF-8 bytes before the first NUL (at most 12).
+    public var callsign: String
+    public var health: Health
+    public var event: Event?
+    public var timestamp: UInt64
+    /// nil with `hasLocationByte` false: the legacy 34-byte form without the byte.
+    public var location: Location?
+    public var hasLocationByte: Bool
+
+    public init(decoding bytes: ArraySlice<UInt8>) throws(WireError) {
+        guard bytes.count >= Self.minimumSize else {
+            throw WireError(.truncated, "peripheral is \(bytes.count) byte(s), at least \(Self.minimumSize) needed")
+        }
+        var r = ByteReader(bytes)
+        id = try PeatWire.nonZeroNode(try r.readU32LE(), "Peripheral.id")
+        parent = try r.readU32LE()
+        let k = try r.readU8()
+        guard let kind = Kind(rawValue: k) else { throw WireError(.unknownType, "Peripheral.type \(k)") }
+        self.kind = kind
+        callsign = try Self.callsign(try r.readBytes(Self.callsignSize))
+        health = try Self.health(try r.readBytes(4))
+        switch try r.readU8() {
+        case 0: event = nil
+        case 1:
+            let t = try r.readU8()
+            guard let type = EventType(rawValue: t) else { throw WireError(.unknownType, "Peripheral.event.type \(t)") }
+            event = Event(type: type, timestamp: try PeatWire.timestamp(try r.readU64LE(), "Peripheral.event.timestamp", allowZero: true))
+        case let b: throw WireError(.valueOutOfRange, "Peripheral.has_event is \(b), must be 0 or 1")
+        }
+        timestamp = try PeatWire.timestamp(try r.readU64LE(), "Peripheral.timestamp", allowZero: true)
+        hasLocationByte = !r.isAtEnd
+        location = nil
+        if hasLocationByte {
+            switch try r.readU8() {
+            case 0: break
+            case 1: location = try Self.location(&r)
+            case let b: throw WireError(.valueOutOfRange, "Peripheral.has_location is \(b), must be 0 or 1")
+            }
+        }
+        try r.expectEnd()
+    }
+
+    private static func callsign(_ raw: ArraySlice<UInt8>) throws(WireError) -> String {
+        let text = raw.prefix { $0 != 0 }
+        // NUL padding only: a byte after the first NUL would be lost on re-encoding.
+        guard raw.dropFirst(text.count).allSatisfy({ $0 == 0 }) else {
+            throw WireError(.valueOutOfRange, "Peripheral.callsign has bytes after its NUL padding")
+        }
+        guard let s = String(validating: text, as: UTF8.self) else {
+            throw WireError(.valueOutOfRange, "Peripheral.callsign is not UTF-8")
+        }
+        return s
+    }
+
+    private static func health(_ b: ArraySlice<UInt8>) throws(WireError) -> Health {
+        let v = Array(b)
+        guard v[0] <= 100 else { throw WireError(.valueOutOfRange, "Peripheral.health.battery \(v[0]) % is above 100") }
+        guard v[1] <= 3 else { throw WireError(.valueOutOfRange, "Peripheral.health.activity \(v[1]) is not 0...3") }
+        guard v[3] == 0 || (20...250).contains(v[3]) else {
+            throw WireError(.valueOutOfRange, "Peripheral.health.heart_rate \(v[3]) is outside 20...250")
+        }
+        return Health(battery: v[0], activity: v[1], alerts: v[2], heartRate: v[3] == 0 ? nil : v[3])
+    }
+
+    private static func location(_ r: inout ByteReader) throws(WireError) -> Location {
+        let lat = Float(bitPattern: try r.readU32LE()), lon = Float(bitPattern: try r.readU32LE())
+        guard lat.isFinite, (-90...90).contains(lat) else { throw WireError(.valueOutOfRange, "Peripheral.location.latitude \(lat)") }
+        guard lon.isFinite, (-180...180).contains(lon) else { throw WireError(.valueOutOfRange, "Peripheral.location.longitude \(lon)") }
+        let flags = try PeatWire.flags(try r.readU8(), defined: 0x03, "Peripheral.location.flags")
+        var loc = Location(latitude: lat, longitude: lon)
+        if flags & 0x01 != 0 {
+            let alt = Float(bitPattern: try r.readU32LE())
+            guard alt.isFinite, (-1000...100_000).contains(alt) else { throw WireError(.valueOutOfRange, "Peripheral.location.altitude \(alt)") }
+            loc.altitude = alt
+        }
+        if flags & 0x02 != 0 {
+            let acc = Float(bitPattern: try r.readU32LE())
+            guard acc.isFinite, acc >= 0 else { throw WireError(.valueOutOfRange, "Peripheral.location.accuracy \(acc)") }
+            loc.accuracy = acc
+        }
+        return loc
+    }
+
+    public func encoded() -> [UInt8] {
+        var w = ByteWriter(capacity: 64)
+        w.writeU32LE(id)
+        w.writeU32LE(parent)
+        w.writeU8(kind.rawValue)
+        let name = Array(callsign.utf8.prefix(Self.callsignSize))
+        w.write(name)
+        w.write(repeatElement(0, count: Self.callsignSize - name.count))
+        w.write([health.battery, health.activity, health.alerts, health.heartRate ?? 0])
+        if let event {
+            w.writeU8(1)
+            w.writeU8(event.type.rawValue)
+            w.writeU64LE(event.timestamp)
+        } else {
+            w.writeU8(0)
+        }
+        w.writeU64LE(timestamp)
+        if let location {
+            w.writeU8(1)
+            w.writeU32LE(location.latitude.bitPattern)
+            w.writeU32LE(location.longitude.bitPattern)
+            w.writeU8((location.altitude == nil ? 0 : 1) | (location.accuracy == nil ? 0 : 2))
+            if let a = location.altitude { w.writeU32LE(a.bitPattern) }
+            if let a = location.accuracy { w.writeU32LE(a.bitPattern) }
+        } else if hasLocationByte {
+            w.writeU8(0)
+        }
+        return w.bytes
+    }
+
+    public init(neutral: JSONValue) throws(WireError) {
+        let f = try JSONFields(neutral, context: "Peripheral")
+        id = try f.peatNode("id")
+        parent = try f.peatNode("parent")
+        let k: UInt8 = try f.integer("type")
+        guard let kind = Kind(rawValue: k) else { throw WireError(.unknownType, "Peripheral.type \(k)") }
+        self.kind = kind
+        callsign = try f.string("callsign")
+        guard callsign.utf8.count <= Self.callsignSize, !callsign.utf8.contains(0) else {
+            throw WireError(.valueOutOfRange, "Peripheral.callsign is longer than \(Self.callsignSize) bytes or holds a NUL")
+        }
+        let h = try JSONFields(try f.required("health"), context: "Peripheral.health")
+        health = Health(battery: try h.integer("battery"), activity: try h.integer("activity"), alerts: try h.integer("alerts"),
+                        heartRate: try h.optionalInteger("heartRate"))
+        if let e = f.optional("event") {
+            let ef = try JSONFields(e, context: "Peripheral.event")
+            let t: UInt8 = try ef.integer("type")
+            guard let type = EventType(rawValue: t) else { throw WireError(.unknownType, "Peripheral.event.type \(t)") }
+            event = Event(type: type, timestamp: try ef.uint64Text("timestamp"))
+        } else {
+            event = nil
+        }
+        timestamp = try f.uint64Text("timestamp")
+        if let l = f.optional("location") {
+            let lf = try JSONFields(l, context: "Peripheral.location")
+            let alt = lf.optional("altitude") == nil ? nil : Float(try lf.double("altitude"))
+            let acc = lf.optional("accuracy") == nil ? nil : Float(try lf.double("accuracy"))
+            location = Location(latitude: Float(try lf.double("latitude")), longitude: Float(try lf.double("longitude")), altitude: alt, accuracy: acc)
+            hasLocationByte = true
+        } else {
+            location = nil
+            hasLocationByte = f.optional("locationByte").map { $0 == .bool(true) } ?? true
+        }
+        _ = try PeatPeripheral(decoding: encoded())
+    }
+
+    public var neutral: JSONValue {
+        var health: [(String, JSONValue)] = [("battery", .integer(self.health.battery)), ("activity", .integer(self.health.activity)),
+                                             ("alerts", .integer(self.health.alerts))]
+        if let hr = self.health.heartRate { health.append(("heartRate", .integer(hr))) }
+        var m: [(String, JSONValue)] = [("id", .integer(id)), ("parent", .integer(parent)), ("type", .integer(kind.rawValue)),
+                                        ("callsign", .string(callsign)), ("health", .object(health))]
+        if let event { m.append(("event", .object([("type", .integer(event.type.rawValue)), ("timestamp", .uint64Text(event.timestamp))]))) }
+        m.append(("timestamp", .uint64Text(timestamp)))
+        if let location {
+            var l: [(String, JSONValue)] = [("latitude", .double(Double(location.latitude))), ("longitude", .double(Double(location.longitude)))]
+            if let a = location.altitude { l.append(("altitude", .double(Double(a)))) }
+            if let a = location.accuracy { l.append(("accuracy", .double(Double(a)))) }
+            m.append(("location", .object(l)))
+        } else if !hasLocationByte {
+            m.append(("locationByte", .bool(false)))
+        }
+        return .object(m)
+    }
+}
