@@ -41,6 +41,11 @@ public struct WireError: Error, Hashable, Sendable, CustomStringConvertible {
         case authenticationFailed
         /// Key material of the wrong size or not a valid point.
         case badKey
+        /// A compressed payload that is not a complete raw DEFLATE or zlib stream, or that
+        /// inflates to a size other than the original size it declares.
+        case badCompression
+        /// A declared original size more than the format allows per compressed byte (bitchat: 50 000).
+        case ratioTooHigh
     }
 
     public var code: Code

@@ -183,6 +183,7 @@ def A(comment, data, error=None, decoded=None, flags=(), context=None):
 ERROR_CODES = {"truncated", "lengthMismatch", "trailingBytes", "unknownType", "badJSON", "tooDeep",
                "duplicateKey", "missingField", "wrongType", "valueOutOfRange", "ttlOutOfRange", "badUUID",
                "badBase64", "badDate", "chunkIndexOutOfRange", "tooLarge", "authenticationFailed", "badKey"}
+ERROR_CODES |= {"badCompression", "ratioTooHigh"}  # bitchat
 
 
 def write_file(fmt, dialect, source, notes, tests, min_tests=12, min_invalid=5):

@@ -10,6 +10,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import blemesh  # noqa: E402
 import common  # noqa: E402
 import relay  # noqa: E402
+import bitchat  # noqa: E402
+import simple  # noqa: E402
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
@@ -19,3 +21,5 @@ if __name__ == "__main__":
         common.OUT_DIR = os.path.abspath(args.out)
     relay.main()
     blemesh.main()
+    bitchat.main()
+    simple.main()

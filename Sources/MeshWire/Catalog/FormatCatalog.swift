@@ -18,6 +18,9 @@ public enum FormatCatalog {
         FormatCodec(PeerAnnounce.self, "BLEMesh ANNOUNCE inner message"),
         FormatCodec(DeliveryAck.self, "BLEMesh ACK inner message"),
         FormatCodec(ReadReceipt.self, "BLEMesh READ inner message"),
+        FormatCodec(BitchatPacket.self, "bitchat packet v1/v2: header, ids, route, compressed payload, signature, PKCS#7 padding"),
+        FormatCodec(BitchatFragment.self, "bitchat fragment payload: fragmentID 8 | index u16 | total u16 | originalType u8 | data"),
+        FormatCodec(SimpleMessage.self, "mesh chat story SimpleMessage (JSON, dates: seconds since 2001)"),
     ]
 
     public static func codec(_ id: FormatID) -> FormatCodec? { all.first { $0.id == id } }
