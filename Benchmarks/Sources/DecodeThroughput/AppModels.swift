@@ -49,3 +49,16 @@ extension AppControlMessage {
         }
     }
 }
+
+/// Seed 000's SimpleMessage (default JSONEncoder: Date as seconds since 2001).
+struct AppSimpleMessage: Codable {
+    let id: String
+    let sender: String
+    let content: String
+    let timestamp: Date
+    let ttl: UInt8
+    let relayCount: Int
+    let isRelayed: Bool
+    let originalSender: String
+    let lastRelay: String?
+}
