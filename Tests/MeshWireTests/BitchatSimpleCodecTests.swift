@@ -57,7 +57,9 @@ import Testing
         #expect(parts.map(\.data.count) == [469, 469, 62] && parts.allSatisfy { $0.total == 3 })
         #expect(try parts.map { try BitchatFragment(decoding: $0.encoded()) } == parts)
         #expect(parts.flatMap(\.data) == frame)
-        #expect(BitchatFragment.split(frame, fragmentID: Array(repeating: 7, count: 8), originalType: 2, chunkSize: 1) == nil || frame.count <= 10_000)
+        // More than 10 000 fragments: refused (BITCHAT-R7).
+        #expect(BitchatFragment.split([UInt8](repeating: 0, count: 10_001), fragmentID: Array(repeating: 7, count: 8), originalType: 2, chunkSize: 1) == nil)
+        #expect(BitchatFragment.split([UInt8](repeating: 0, count: 10_000), fragmentID: Array(repeating: 7, count: 8), originalType: 2, chunkSize: 1)?.count == 10_000)
     }
 
     @Test func simpleMessageRoundTripsAndRefusesOversize() throws {
