@@ -60,6 +60,13 @@ expect 2 'cannot connect'      -- "$bin" node --dialect relay --adapter tcp:127.
 expect 2 'unknown dialect'     -- "$bin" node --dialect zigbee --adapter tcp:127.0.0.1:1
 expect 2 'unknown mutant'      -- "$bin" node --dialect relay --adapter tcp:127.0.0.1:1 --mutant nope
 expect 2 'random static'       -- "$bin" node --dialect relay --adapter tcp:127.0.0.1:1 --ble-address 00:11:22:33:44:55
+expect 0 '"payload": "62697463686174"' -- "$bin" decode bitchat.packet 0101070000018bcfe56800000007010203040506070862697463686174
+expect 1 'unknownType'         -- "$bin" decode bitchat.packet 0301070000018bcfe56800000007010203040506070862697463686174
+expect 1 'chunkIndexOutOfRange' -- "$bin" decode bitchat.fragment f00df00d000000010003000302
+expect 1 'ttlOutOfRange'       -- "$bin" encode simple.message '{"id":"a","sender":"A","content":"","timestamp":0,"ttl":256,"relayCount":0,"isRelayed":false,"originalSender":"A"}'
+expect 0 'bitchat dialect'     -- "$bin" sim --dialect bitchat --topology ring --nodes 6 --messages 2 --settle 1
+expect 0 'simple dialect'      -- "$bin" sim --dialect simple --topology ring --nodes 6 --messages 2 --settle 1
+expect 2 'no conformance checks yet' -- "$bin" run --dialect bitchat
 rm -f "$caps" "$bad"
 
 echo "cli-contract: $passes passed, $fails failed"

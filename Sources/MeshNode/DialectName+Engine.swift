@@ -4,6 +4,8 @@ extension DialectName {
         switch self {
         case .relay: RelayEngine(config: config, seed: seed)
         case .blemesh: BLEMeshEngine(config: config, seed: seed)
+        case .bitchat: BitchatEngine(config: config, seed: seed)
+        case .simple: SimpleEngine(config: config, seed: seed)
         }
     }
 }

@@ -50,4 +50,6 @@ public struct NodeStateSize: Hashable, Sendable {
 public enum DialectName: String, CaseIterable, Sendable {
     case relay
     case blemesh
+    case bitchat
+    case simple
 }

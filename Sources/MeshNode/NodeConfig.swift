@@ -85,6 +85,16 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case noHopPathAppend = "no-hop-path-append"
     case fanOutSqrt = "fanout-sqrt"
     case directedAsBroadcast = "directed-as-broadcast"
+    // bitchat only: TTL cap (BITCHAT-R5), padding (BITCHAT-W7), fragments (BITCHAT-R8).
+    case noTTLCap = "no-ttl-cap"
+    case unpadFirst = "unpad-first"
+    case fragmentKeyByID = "fragment-key-by-id"
+    case trustFragmentType = "trust-fragment-type"
+    // simple only: seed 000's relay controller (SIMPLE-R5 to R8).
+    case noCancel = "no-cancel"
+    case flatProbability = "flat-probability"
+    case noRelayFields = "no-relay-fields"
+    case noDenseCap = "no-dense-cap"
 
     /// The dialects whose reference node carries this deviation. Elsewhere the mutant is the
     /// reference node itself, so mutant tables and mutant tests skip it there.
@@ -98,8 +108,14 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
              .noReassemblyExpiry, .badChunkFlags, .rawControl, .noRREP, .noRREQForward, .noAnnounce, .noRERR,
              .ackNoDestination, .noHopPathAppend, .fanOutSqrt, .directedAsBroadcast:
             [.blemesh]
+        case .noTTLCap, .unpadFirst, .fragmentKeyByID, .trustFragmentType:
+            [.bitchat]
+        case .noCancel, .flatProbability, .noRelayFields, .noDenseCap:
+            [.simple]
+        // Carried by the bitchat and simple engines too; listed there once their dialects have
+        // conformance probes (until then no check could catch them: MeshNodeTests do).
         default:
-            Set(DialectName.allCases)
+            [.relay, .blemesh]
         }
     }
 
@@ -152,6 +168,14 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .noHopPathAppend: "relays with the hop path unchanged"
         case .fanOutSqrt: "fans a broadcast out to ceil(sqrt(N)) candidates, without the + 1"
         case .directedAsBroadcast: "relays a directed envelope like a broadcast, ignoring neighbours and routes"
+        case .noTTLCap: "relays a TTL above 7 as TTL - 1 instead of capping it at 7 first (BITCHAT-R5)"
+        case .unpadFirst: "strips anything that looks like PKCS#7 padding before parsing (BITCHAT-W7 says raw first)"
+        case .fragmentKeyByID: "reassembles fragments by fragmentID alone, mixing two senders' fragments (BITCHAT-R8.1)"
+        case .trustFragmentType: "dispatches a reassembled packet on the fragment header's unauthenticated originalType"
+        case .noCancel: "never cancels a scheduled relay when the message is heard again (SIMPLE-R8)"
+        case .flatProbability: "relays with probability 1 whatever its degree (SIMPLE-R6)"
+        case .noRelayFields: "relays with relayCount, isRelayed and lastRelay unchanged (SIMPLE-R4.3)"
+        case .noDenseCap: "keeps TTL 5 on nodes with more than 4 links (SIMPLE-R5 caps it at 3)"
         }
     }
 }

@@ -48,6 +48,11 @@ public struct WireError: Error, Hashable, Sendable, CustomStringConvertible {
         case misplacedMarker
         /// A BLE device name that does not follow the dialect's naming rule (peat `PEAT_<mesh>-<%08X>`).
         case badName
+        /// A compressed payload that is not a complete raw DEFLATE or zlib stream, or that
+        /// inflates to a size other than the original size it declares.
+        case badCompression
+        /// A declared original size more than the format allows per compressed byte (bitchat: 50 000).
+        case ratioTooHigh
     }
 
     public var code: Code

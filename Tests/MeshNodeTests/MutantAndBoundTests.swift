@@ -37,6 +37,31 @@ import Testing
             _ = T.feed(&h, T.envelope(id: 4, from: T.x, to: nil, ttl: 3, hopPath: [T.x]), on: 1)
             h.advance(.seconds(1))
             return h.outputs
+        case .bitchat:
+            typealias T = BitchatNodeTests
+            var h = T.node(faults: faults, seed: seed)
+            let broadcast = T.packet(ttl: 7, text: "one").encoded()
+            h.feed(.received(broadcast, on: LinkID(1)))
+            h.feed(.received(broadcast, on: LinkID(2)), after: .milliseconds(200))
+            h.feed(.received(T.packet(ttl: 1, text: "two").encoded(), on: LinkID(1)), after: .milliseconds(200))
+            let direct = T.packet(to: T.me, text: "three").encoded()
+            h.feed(.received(direct, on: LinkID(1)), after: .milliseconds(200))
+            h.feed(.received(direct, on: LinkID(2)), after: .milliseconds(200))
+            h.feed(.received(Array(broadcast.prefix(20)), on: LinkID(1)), after: .milliseconds(200))
+            h.feed(.received(T.packet(ttl: 7, text: "four").encoded(), on: LinkID(1)), after: .milliseconds(200))
+            h.advance(.seconds(1))
+            return h.outputs
+        case .simple:
+            typealias T = SimpleNodeTests
+            var h = T.node(faults: faults, seed: seed)
+            let m = T.message(id: "one", ttl: 5)
+            h.feed(.received(m, on: LinkID(1)))
+            h.feed(.received(m, on: LinkID(2)), after: .milliseconds(200))
+            h.feed(.received(T.message(id: "two", ttl: 1), on: LinkID(1)), after: .milliseconds(200))
+            h.feed(.received(Array(m.prefix(20)), on: LinkID(1)), after: .milliseconds(200))
+            h.feed(.received(T.message(id: "four", ttl: 5), on: LinkID(1)), after: .milliseconds(200))
+            h.advance(.seconds(1))
+            return h.outputs
         }
     }
 

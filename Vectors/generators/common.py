@@ -184,6 +184,7 @@ ERROR_CODES = {"truncated", "lengthMismatch", "trailingBytes", "unknownType", "b
                "duplicateKey", "missingField", "wrongType", "valueOutOfRange", "ttlOutOfRange", "badUUID",
                "badBase64", "badDate", "chunkIndexOutOfRange", "tooLarge", "authenticationFailed", "badKey"}
 ERROR_CODES |= {"outOfOrder", "misplacedMarker", "badName"}  # peat (docs/dialects/peat.md)
+ERROR_CODES |= {"badCompression", "ratioTooHigh"}  # bitchat
 
 
 def write_file(fmt, dialect, source, notes, tests, min_tests=12, min_invalid=5):

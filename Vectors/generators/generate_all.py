@@ -12,6 +12,8 @@ import common  # noqa: E402
 import relay  # noqa: E402
 import peat  # noqa: E402
 import camp  # noqa: E402
+import bitchat  # noqa: E402
+import simple  # noqa: E402
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
@@ -23,3 +25,5 @@ if __name__ == "__main__":
     blemesh.main()
     peat.main()
     camp.main()
+    bitchat.main()
+    simple.main()

@@ -59,4 +59,15 @@ struct AppCampBLEMessage: Codable {
 struct AppCampProtocolMessage: Codable {
     enum Kind: String, Codable { case ping, announce, chat, resource, event, emergency }
     let version: UInt8; let type: Kind; let campID: String; let senderID: String; let timestamp: Date; let payload: Data?
+/// Seed 000's SimpleMessage (default JSONEncoder: Date as seconds since 2001).
+struct AppSimpleMessage: Codable {
+    let id: String
+    let sender: String
+    let content: String
+    let timestamp: Date
+    let ttl: UInt8
+    let relayCount: Int
+    let isRelayed: Bool
+    let originalSender: String
+    let lastRelay: String?
 }

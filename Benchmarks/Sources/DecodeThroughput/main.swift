@@ -47,6 +47,41 @@ func appPacket(_ bytes: [UInt8]) -> Bool {
     }
 }
 
+/// bitchat's `decodeCore`: the same offset walk (v1/v2 length, ids, v2 route, original size,
+/// payload, signature; trailing bytes ignored), inflating through the same zlib.
+func appBitchatPacket(_ b: [UInt8]) -> Bool {
+    guard b.count >= 22, b[0] == 1 || b[0] == 2 else { return false }
+    let v2 = b[0] == 2
+    let flags = b[11]
+    var o = 12
+    var length = 0
+    for _ in 0..<(v2 ? 4 : 2) { length = length << 8 | Int(b[o]); o += 1 }
+    o += 8
+    if flags & 0x01 != 0 { o += 8 }
+    if v2, flags & 0x08 != 0 {
+        guard o < b.count else { return false }
+        o += 1 + 8 * Int(b[o])
+    }
+    guard o + length <= b.count else { return false }
+    if flags & 0x04 != 0 {
+        let w = v2 ? 4 : 2
+        guard length > w else { return false }
+        var original = 0
+        for i in 0..<w { original = original << 8 | Int(b[o + i]) }
+        guard (try? BitchatCompression.inflate(b[(o + w)..<(o + length)], originalSize: original)) != nil else { return false }
+    }
+    o += length
+    if flags & 0x02 != 0 { o += 64 }
+    return o <= b.count
+}
+
+/// The app's fragment handling: 13 header bytes, index < total <= 10 000.
+func appBitchatFragment(_ b: [UInt8]) -> Bool {
+    guard b.count >= 13 else { return false }
+    let index = Int(b[8]) << 8 | Int(b[9]), total = Int(b[10]) << 8 | Int(b[11])
+    return total > 0 && total <= 10_000 && index < total
+}
+
 let sealedKey: SessionKey? = {
     guard let file = try? VectorFile(contentsOf: "\(vectorDir)/relay.sealed.json"),
           let context = file.tests.first(where: { $0.context != nil && $0.result == .valid })?.context,
@@ -99,6 +134,9 @@ let cases: [Case] = [
     Case(format: "camp.message", ours: ours(CampMessage.self), baseline: foundation(AppCampBLEMessage.self), baselineName: "JSONDecoder"),
     Case(format: "camp.protocol", ours: ours(CampProtocolMessage.self), baseline: foundation(AppCampProtocolMessage.self), baselineName: "JSONDecoder"),
     Case(format: "camp.delivery-confirmation", ours: ours(CampDeliveryConfirmation.self), baseline: foundation(AppCampBLEMessage.self), baselineName: "JSONDecoder"),
+    Case(format: "bitchat.packet", ours: ours(BitchatPacket.self), baseline: appBitchatPacket, baselineName: "app layout walk + inflate"),
+    Case(format: "bitchat.fragment", ours: ours(BitchatFragment.self), baseline: appBitchatFragment, baselineName: "app header read"),
+    Case(format: "simple.message", ours: ours(SimpleMessage.self), baseline: foundation(AppSimpleMessage.self), baselineName: "JSONDecoder"),
 ]
 
 /// Decodes per second over `inputs`, best of three rounds of `seconds / 3`.

@@ -12,7 +12,7 @@ public struct Check: Sendable {
     public let rules: [String]
     let body: @Sendable (CheckContext) throws -> Void
 
-    public init(_ id: String, _ purpose: String, dialects: Set<DialectName> = Set(DialectName.allCases),
+    public init(_ id: String, _ purpose: String, dialects: Set<DialectName> = Set(DialectName.probed),
                 needs: [Capability] = [], rules: [String], body: @escaping @Sendable (CheckContext) throws -> Void) {
         self.id = id
         self.purpose = purpose

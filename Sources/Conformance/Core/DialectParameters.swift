@@ -40,6 +40,17 @@ public struct DialectParameters: Sendable {
             DialectParameters(relayWindow: .milliseconds(10) ... .milliseconds(80), responseWindow: .seconds(1),
                               defaultTTL: 3, dedupRetention: .seconds(300), dedupCapacity: 1024,
                               beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: .seconds(300))
+        case .bitchat:
+            // bitchat.md section 6: bitchat.jitter, bitchat.ttl.default, bitchat.dedup.*,
+            // bitchat.unit.max, bitchat.reassembly.lifetime. bitchat has no acks.
+            DialectParameters(relayWindow: .milliseconds(10) ... .milliseconds(60), responseWindow: .milliseconds(60),
+                              defaultTTL: 7, dedupRetention: .seconds(300), dedupCapacity: 1000,
+                              beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: .seconds(30))
+        case .simple:
+            // simple.md section 6: simple.jitter, simple.ttl.default, simple.dedup.*, simple.message.max.
+            DialectParameters(relayWindow: .milliseconds(10) ... .milliseconds(100), responseWindow: .milliseconds(100),
+                              defaultTTL: 5, dedupRetention: .seconds(300), dedupCapacity: 1000,
+                              beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: nil)
         }
     }
 

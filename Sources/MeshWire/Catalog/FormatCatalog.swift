@@ -35,6 +35,9 @@ public enum FormatCatalog {
         FormatCodec(CampMessage.self, "Robot Heart BLEMessage (JSON, dates: seconds since 2001), one GATT write"),
         FormatCodec(CampProtocolMessage.self, "Robot Heart CampProtocolMessage (JSON carried as a BLEMessage content string)"),
         FormatCodec(CampDeliveryConfirmation.self, "Robot Heart delivery confirmation: BLEMessage deliveryConfirmation, content = confirmed id"),
+        FormatCodec(BitchatPacket.self, "bitchat packet v1/v2: header, ids, route, compressed payload, signature, PKCS#7 padding"),
+        FormatCodec(BitchatFragment.self, "bitchat fragment payload: fragmentID 8 | index u16 | total u16 | originalType u8 | data"),
+        FormatCodec(SimpleMessage.self, "mesh chat story SimpleMessage (JSON, dates: seconds since 2001)"),
     ]
 
     public static func codec(_ id: FormatID) -> FormatCodec? { all.first { $0.id == id } }

@@ -1,0 +1,244 @@
+import MeshWire
+
+/// The `bitchat` dialect's node rules (docs/dialects/bitchat.md section 3), sans-IO.
+struct BitchatEngine: DialectEngine {
+    // bitchat.md section 6.
+    static let defaultTTL: UInt8 = 7
+    /// A received TTL above this is treated as this (BITCHAT-R5).
+    static let ttlCap: UInt8 = 7
+    static let jitter = JitterWindow.milliseconds(10, 60)
+    static let retention: Duration = .seconds(300)
+    static let dedupCapacity = 1000
+    /// BITCHAT-R4: packets whose timestamp is further than this from the node's clock are dropped.
+    static let maxClockSkewMs: UInt64 = 120_000
+    /// BITCHAT-G3: the largest value written to the characteristic; larger frames are fragmented.
+    static let maxUnit = 512
+    /// BITCHAT-R7: data bytes per fragment (the app's default).
+    static let fragmentChunk = 469
+
+    let config: NodeConfig
+    private let peerID: [UInt8]
+    private var rng: SeededRandom
+    private var timers = TimerClock()
+    private var scheduler: RelayScheduler<String>
+    private var seen: DedupCache<String, Void>
+    private var reassembly: FragmentReassembly
+    private var links: Set<LinkID> = []
+    /// Milliseconds since 1970 at `Instant.zero` (setting `epoch`, seconds).
+    private let epochMs: UInt64
+    private var lastTimestamp: UInt64 = 0
+    private var crashed = false
+    private(set) var dropped = 0
+    private(set) var counters = NodeCounters()
+
+    init(config: NodeConfig, seed: UInt64) {
+        self.config = config
+        peerID = Self.peerID(config.address)
+        rng = SeededRandom(seed: seed)
+        scheduler = RelayScheduler(policy: config.relayPolicy, noJitter: config.faults.contains(.noJitter))
+        seen = DedupCache(capacity: config.faults.contains(.smallDedupCache) ? 16 : Self.dedupCapacity,
+                          retention: config.faults.contains(.shortRetention) ? .seconds(10) : Self.retention)
+        reassembly = FragmentReassembly(lifetime: config.faults.contains(.noReassemblyExpiry) ? .seconds(1 << 40) : FragmentReassembly.lifetime,
+                                        keyByIDOnly: config.faults.contains(.fragmentKeyByID))
+        epochMs = UInt64((config.dialectSettings["epoch"].flatMap(Double.init) ?? 1_746_230_400) * 1000)
+    }
+
+    /// bitchat peer ids are 8 bytes: the first 8 of a longer address (BITCHAT-R1).
+    static func peerID(_ address: NodeAddress) -> [UInt8] {
+        let b = Array(address.bytes.prefix(BitchatPacket.idSize))
+        return b + [UInt8](repeating: 0, count: BitchatPacket.idSize - b.count)
+    }
+
+    var stateSize: NodeStateSize {
+        var size = NodeStateSize()
+        size.dedupEntries = seen.footprint
+        size.scheduledRelays = scheduler.relays
+        size.reassemblies = reassembly.count
+        size.timers = scheduler.count
+        size.other = links.count
+        return size
+    }
+
+    mutating func handle(_ event: NodeEvent, at now: Instant) -> [NodeAction] {
+        guard !crashed else { return [] }
+        switch event {
+        case .received(let bytes, let link): return receive(bytes, on: link, at: now)
+        case .linkUp(let link, _):
+            links.insert(link)
+            return []
+        case .linkDown(let link):
+            links.remove(link)
+            return []
+        case .timer(let id): return (scheduler.fire(id) ?? []).filter(isLive)
+        case .command(.send(let payload, let destination)): return originate(payload, to: destination, at: now)
+        }
+    }
+
+    private func nowMs(_ now: Instant) -> UInt64 { epochMs &+ UInt64(max(0, now.nanoseconds / 1_000_000)) }
+
+    // MARK: originating
+
+    private mutating func originate(_ payload: [UInt8], to destination: NodeAddress?, at now: Instant) -> [NodeAction] {
+        // BITCHAT-R2: a fresh millisecond timestamp per message, so two messages never share a key.
+        let timestamp = max(nowMs(now), lastTimestamp &+ 1)
+        lastTimestamp = timestamp
+        let packet = BitchatPacket(type: BitchatMessageType.message.rawValue, ttl: Self.defaultTTL, timestamp: timestamp,
+                                   senderID: peerID, recipientID: destination.map(Self.peerID), payload: payload)
+        guard packet.encodingProblem == nil else {
+            dropped += 1
+            return []
+        }
+        seen.insert(packet.dedupKey, at: now)
+        return sendAll(frames(packet), except: nil)
+    }
+
+    /// The frames that carry `packet` on a link: itself, or its fragments when it is larger
+    /// than one characteristic value (BITCHAT-R7, BITCHAT-G3).
+    private mutating func frames(_ packet: BitchatPacket) -> [[UInt8]] {
+        let whole = packet.encoded()
+        guard whole.count > Self.maxUnit else { return [whole] }
+        let id = rng.bytes(8)
+        guard let pieces = BitchatFragment.split(whole, fragmentID: id, originalType: packet.type, chunkSize: Self.fragmentChunk) else {
+            return []
+        }
+        return pieces.map { piece in
+            BitchatPacket(version: packet.route == nil ? 1 : 2, type: BitchatMessageType.fragment.rawValue, ttl: packet.ttl,
+                          timestamp: packet.timestamp, senderID: packet.senderID, recipientID: packet.recipientID,
+                          route: packet.route, payload: piece.encoded()).encoded()
+        }
+    }
+
+    // MARK: receiving
+
+    private mutating func receive(_ bytes: [UInt8], on link: LinkID, at now: Instant) -> [NodeAction] {
+        guard links.contains(link) else { return [] }
+        let packet: BitchatPacket
+        do {
+            packet = try decode(bytes)
+        } catch {
+            // BITCHAT-R12: a refused packet is dropped and changes no state.
+            refuse()
+            if config.faults.contains(.crashOnTruncated), error.code == .truncated { crashed = true }
+            return []
+        }
+        // BITCHAT-R4: more than 2 minutes from our clock (either way) is dropped unseen.
+        let local = nowMs(now)
+        guard (packet.timestamp > local ? packet.timestamp - local : local - packet.timestamp) <= Self.maxClockSkewMs else {
+            refuse()
+            return []
+        }
+        let isOwn = packet.senderID == peerID
+        let key = config.faults.contains(.dedupByOrigin) ? Hex.encode(packet.senderID) : packet.dedupKey
+        let isCopy = packet.type != BitchatMessageType.fragment.rawValue
+        if isCopy { counters.copiesReceived += 1 }
+        // BITCHAT-R3: a key already held is a duplicate (and cancels a probabilistic relay).
+        if seen.contains(key, at: now) {
+            if isCopy { counters.duplicateCopies += 1 }
+            if !config.faults.contains(.noDedup) {
+                if config.faults.contains(.doubleDeliver), let message = deliverable(packet) { return [.deliver(message)] }
+                return scheduler.heardAgain(key)
+            }
+        }
+        // BITCHAT-R6.1: its own packet coming back.
+        if isOwn, !config.faults.contains(.relayOwn) { return [] }
+        seen.insert(key, at: now)
+        var actions: [NodeAction] = []
+        let forMe = packet.recipientID == peerID
+        if packet.type == BitchatMessageType.fragment.rawValue {
+            guard let outcome = fragment(packet, at: now) else { return [] }   // conflicting: not relayed
+            actions += outcome
+        } else if let message = deliverable(packet) {
+            actions.append(.deliver(message))
+        }
+        // BITCHAT-R6.3: addressed to us: delivered, never relayed.
+        if forMe, !config.faults.contains(.relayForMe) { return actions }
+        return actions + relay(packet, original: bytes, key: key, on: link, at: now)
+    }
+
+    private func decode(_ bytes: [UInt8]) throws(WireError) -> BitchatPacket {
+        // Mutant unpad-first: strips anything that looks like a pad before parsing, so a frame
+        // whose own last bytes look like padding loses them (BITCHAT-W7 says raw first).
+        if config.faults.contains(.unpadFirst), let last = bytes.last, last > 0, Int(last) <= bytes.count,
+           bytes.suffix(Int(last)).allSatisfy({ $0 == last }) {
+            return try BitchatPacket(decoding: Array(bytes.dropLast(Int(last))))
+        }
+        return try BitchatPacket(decoding: bytes)
+    }
+
+    /// BITCHAT-R9: what reaches the app: `message` packets that are broadcast or for us.
+    private func deliverable(_ packet: BitchatPacket) -> AppMessage? {
+        guard packet.type == BitchatMessageType.message.rawValue else { return nil }
+        if let recipient = packet.recipientID, recipient != peerID, !Self.isBroadcast(recipient) { return nil }
+        return AppMessage(origin: NodeAddress(bytes: packet.senderID), destination: packet.recipientID.map { NodeAddress(bytes: $0) },
+                          payload: packet.payload, messageID: packet.dedupKey)
+    }
+
+    /// Eight 0xFF bytes are the broadcast recipient of directed-fragment senders (bitchat spec 02 section 4).
+    static func isBroadcast(_ id: [UInt8]) -> Bool { id.allSatisfy { $0 == 0xFF } }
+
+    /// BITCHAT-R8: a fragment for everyone or for us goes to reassembly; the completed frame is
+    /// decoded and handled as if received with TTL 0 (delivered, not relayed: its fragments
+    /// were). nil: a conflicting fragment, neither stored nor relayed.
+    private mutating func fragment(_ packet: BitchatPacket, at now: Instant) -> [NodeAction]? {
+        if let r = packet.recipientID, r != peerID, !Self.isBroadcast(r) { return [] }   // relayed only
+        guard let fragment = try? BitchatFragment(decoding: packet.payload) else {
+            refuse()
+            return nil
+        }
+        switch reassembly.add(fragment, from: packet.senderID, at: now) {
+        case .stored, .duplicate: return []
+        case .conflicting:
+            refuse()
+            return nil
+        case .complete(let frame):
+            guard let inner = try? decode(frame), inner.type != BitchatMessageType.fragment.rawValue else {
+                refuse()
+                return []
+            }
+            // The header's originalType is not authenticated: dispatch on the inner packet's
+            // own type, and drop an assembly whose claim disagrees.
+            guard config.faults.contains(.trustFragmentType) || inner.type == fragment.originalType else {
+                refuse()
+                return []
+            }
+            var claimed = inner
+            if config.faults.contains(.trustFragmentType) { claimed.type = fragment.originalType }   // mutant
+            guard seen.insert(inner.dedupKey, at: now) || config.faults.contains(.noDedup) else { return [] }
+            return deliverable(claimed).map { [.deliver($0)] } ?? []
+        }
+    }
+
+    /// BITCHAT-R5 / R6: relay with the capped TTL - 1, byte for byte otherwise, to every other
+    /// link after 10-60 ms; never when the capped TTL is <= 1, never requestSync.
+    private mutating func relay(_ packet: BitchatPacket, original: [UInt8], key: String, on link: LinkID, at now: Instant) -> [NodeAction] {
+        guard packet.type != BitchatMessageType.requestSync.rawValue else { return [] }
+        let capped = config.faults.contains(.noTTLCap) ? packet.ttl : min(packet.ttl, Self.ttlCap)
+        guard capped > 1 || config.faults.contains(.relayTTLOne) else { return [] }
+        let newTTL = config.faults.contains(.noTTLDecrement) ? capped : (capped == 0 ? 0 : capped - 1)
+        // The TTL byte is outside the signature (bitchat spec 01 section 9): everything else,
+        // padding and compressed bytes included, goes on unchanged.
+        var bytes = original
+        bytes[2] = newTTL
+        let sends = sendAll([bytes], except: config.faults.contains(.relayToSender) ? nil : link)
+        return scheduler.relay(sends, key: key, degree: links.count, window: relayJitter, now: now, rng: &rng, timers: &timers)
+    }
+
+    private var relayJitter: JitterWindow {
+        guard config.faults.contains(.lateRelay) else { return Self.jitter }
+        return JitterWindow(minimum: Self.jitter.maximum * 3, maximum: Self.jitter.maximum * 3)
+    }
+
+    private mutating func refuse() {
+        dropped += 1
+        if config.faults.contains(.crashOnRefused) { crashed = true }
+    }
+
+    private func isLive(_ action: NodeAction) -> Bool {
+        if case .send(_, let link) = action { return links.contains(link) }
+        return true
+    }
+
+    private func sendAll(_ frames: [[UInt8]], except ingress: LinkID?) -> [NodeAction] {
+        links.sorted().filter { $0 != ingress }.flatMap { link in frames.map { NodeAction.send($0, on: link) } }
+    }
+}

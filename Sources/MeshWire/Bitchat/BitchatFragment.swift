@@ -1,0 +1,88 @@
+/// The payload of a bitchat `fragment` (0x20) packet, big-endian:
+/// `fragmentID 8 | index u16 | total u16 | originalType u8 | data`. The fragments' data,
+/// concatenated in index order, is a whole encoded (possibly padded) packet.
+public struct BitchatFragment: WireFormat, NeutralForm {
+    public static let formatID: FormatID = "bitchat.fragment"
+    public static let headerSize = 13
+    /// The app's cap on fragments per packet.
+    public static let maxTotal = 10_000
+
+    public var fragmentID: [UInt8]
+    public var index: Int
+    public var total: Int
+    /// The inner packet's type as the sender claims it: not authenticated, so receivers
+    /// dispatch on the reassembled packet's own type (BITCHAT-R9).
+    public var originalType: UInt8
+    public var data: [UInt8]
+
+    public init(fragmentID: [UInt8], index: Int, total: Int, originalType: UInt8, data: [UInt8]) {
+        self.fragmentID = fragmentID
+        self.index = index
+        self.total = total
+        self.originalType = originalType
+        self.data = data
+    }
+
+    public init(decoding bytes: ArraySlice<UInt8>) throws(WireError) {
+        var r = ByteReader(bytes)
+        fragmentID = Array(try r.readBytes(8))
+        index = Int(try r.readU16BE())
+        total = Int(try r.readU16BE())
+        originalType = try r.readU8()
+        data = Array(r.readRest())
+        if let problem = Self.indexProblem(index: index, total: total) {
+            throw WireError(.chunkIndexOutOfRange, "BitchatFragment: \(problem)")
+        }
+    }
+
+    static func indexProblem(index: Int, total: Int) -> String? {
+        if total < 1 || total > maxTotal { return "total \(total) is outside 1...\(maxTotal)" }
+        if index < 0 || index >= total { return "index \(index) is outside 0..<\(total)" }
+        return nil
+    }
+
+    public func encoded() -> [UInt8] {
+        var w = ByteWriter(capacity: Self.headerSize + data.count)
+        w.write(fragmentID)
+        w.writeU16BE(UInt16(truncatingIfNeeded: index))
+        w.writeU16BE(UInt16(truncatingIfNeeded: total))
+        w.writeU8(originalType)
+        w.write(data)
+        return w.bytes
+    }
+
+    public init(neutral: JSONValue) throws(WireError) {
+        let f = try JSONFields(neutral, context: "BitchatFragment")
+        fragmentID = try f.hex("fragmentID")
+        guard fragmentID.count == 8 else {
+            throw WireError(.lengthMismatch, "BitchatFragment.fragmentID is \(fragmentID.count) bytes, not 8")
+        }
+        index = try f.integer("index")
+        total = try f.integer("total")
+        originalType = try f.integer("originalType")
+        data = try f.hex("data")
+        if let problem = Self.indexProblem(index: index, total: total) {
+            throw WireError(.chunkIndexOutOfRange, "BitchatFragment: \(problem)")
+        }
+    }
+
+    public var neutral: JSONValue {
+        .object([
+            ("fragmentID", .hex(fragmentID)), ("index", .integer(index)), ("total", .integer(total)),
+            ("originalType", .integer(originalType)), ("data", .hex(data)),
+        ])
+    }
+
+    /// Splits an encoded packet into fragments of at most `chunkSize` data bytes (the app:
+    /// 469). nil when it would take more than `maxTotal` fragments.
+    public static func split(_ frame: [UInt8], fragmentID: [UInt8], originalType: UInt8, chunkSize: Int) -> [BitchatFragment]? {
+        precondition(chunkSize > 0)
+        let total = max(1, (frame.count + chunkSize - 1) / chunkSize)
+        guard total <= maxTotal else { return nil }
+        return (0..<total).map { i in
+            let start = i * chunkSize
+            return BitchatFragment(fragmentID: fragmentID, index: i, total: total, originalType: originalType,
+                                   data: Array(frame[start..<min(frame.count, start + chunkSize)]))
+        }
+    }
+}

@@ -1,0 +1,261 @@
+/// A bitchat packet (BinaryProtocol v1 / v2), big-endian throughout:
+/// `version u8 | type u8 | ttl u8 | timestamp u64 | flags u8 | payloadLength (u16 v1, u32 v2)`,
+/// then `senderID 8 | recipientID 8? | route (v2: count u8 + count * 8)? |
+/// originalSize (u16 v1, u32 v2)? | payload | signature 64?`, then optional PKCS#7 padding.
+///
+/// Values keep what is on the wire (flags byte, compressed bytes, pad length), so decoding
+/// then encoding gives the same bytes; docs/dialects/bitchat.md (BITCHAT-W1...W9) is the spec.
+public struct BitchatPacket: WireFormat, NeutralForm {
+    public static let formatID: FormatID = "bitchat.packet"
+
+    public static let idSize = 8
+    public static let signatureSize = 64
+    /// The app's `FileTransferLimits.maxFramedFileBytes`, its cap on `payloadLength`.
+    public static let maxPayloadLength = BitchatCompression.maxOriginalSize
+
+    public struct Flags: OptionSet, Hashable, Sendable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        public static let hasRecipient = Flags(rawValue: 0x01)
+        public static let hasSignature = Flags(rawValue: 0x02)
+        public static let isCompressed = Flags(rawValue: 0x04)
+        /// Only meaningful in v2; a v1 decoder ignores it (and keeps it).
+        public static let hasRoute = Flags(rawValue: 0x08)
+        /// Not covered by the signature; relays may change it.
+        public static let isRSR = Flags(rawValue: 0x10)
+    }
+
+    /// The compressed form of the payload as it was on the wire.
+    public struct Compression: Hashable, Sendable {
+        public var format: BitchatCompressionFormat
+        /// The declared size (u16 in v1, u32 in v2), equal to `payload.count` once decoded.
+        public var originalSize: Int
+        public var data: [UInt8]
+        public init(format: BitchatCompressionFormat, originalSize: Int, data: [UInt8]) {
+            self.format = format
+            self.originalSize = originalSize
+            self.data = data
+        }
+    }
+
+    public var version: UInt8
+    public var type: UInt8
+    public var ttl: UInt8
+    /// Milliseconds since 1970.
+    public var timestamp: UInt64
+    /// The flags byte as sent: presence bits agree with the fields; reserved bits are kept.
+    public var flags: Flags
+    public var senderID: [UInt8]
+    public var recipientID: [UInt8]?
+    /// v2 only: the source route, 1...255 hops of 8 bytes.
+    public var route: [[UInt8]]?
+    /// The payload, decompressed when `compression` is set.
+    public var payload: [UInt8]
+    public var compression: Compression?
+    public var signature: [UInt8]?
+    /// PKCS#7 pad bytes after the frame (0 = none).
+    public var padding: Int
+
+    public init(
+        version: UInt8 = 1, type: UInt8, ttl: UInt8, timestamp: UInt64, senderID: [UInt8], recipientID: [UInt8]? = nil,
+        route: [[UInt8]]? = nil, payload: [UInt8], compression: Compression? = nil, signature: [UInt8]? = nil,
+        isRSR: Bool = false, padding: Int = 0
+    ) {
+        self.version = version
+        self.type = type
+        self.ttl = ttl
+        self.timestamp = timestamp
+        self.senderID = senderID
+        self.recipientID = recipientID
+        self.route = route
+        self.payload = payload
+        self.compression = compression
+        self.signature = signature
+        self.padding = padding
+        var f: Flags = []
+        if recipientID != nil { f.insert(.hasRecipient) }
+        if signature != nil { f.insert(.hasSignature) }
+        if compression != nil { f.insert(.isCompressed) }
+        if route != nil { f.insert(.hasRoute) }
+        if isRSR { f.insert(.isRSR) }
+        flags = f
+    }
+
+    public var isRSR: Bool { flags.contains(.isRSR) }
+    public var messageType: BitchatMessageType? { BitchatMessageType(rawValue: type) }
+
+    private static func lengthFieldSize(_ version: UInt8) -> Int { version == 2 ? 4 : 2 }
+
+    // MARK: decoding
+
+    public init(decoding bytes: ArraySlice<UInt8>) throws(WireError) {
+        var r = ByteReader(bytes)
+        version = try r.readU8()
+        guard version == 1 || version == 2 else {
+            throw WireError(.unknownType, "version \(version): only 1 and 2 exist")
+        }
+        type = try r.readU8()
+        ttl = try r.readU8()
+        timestamp = try r.readU64BE()
+        flags = Flags(rawValue: try r.readU8())
+        let payloadLength = version == 2 ? Int(try r.readU32BE()) : Int(try r.readU16BE())
+        // Refused before anything is read or allocated for it (the app does the same).
+        guard payloadLength <= Self.maxPayloadLength else {
+            throw WireError(.tooLarge, "payloadLength \(payloadLength) is above \(Self.maxPayloadLength)")
+        }
+        senderID = Array(try r.readBytes(Self.idSize))
+        recipientID = flags.contains(.hasRecipient) ? Array(try r.readBytes(Self.idSize)) : nil
+        if version == 2, flags.contains(.hasRoute) {
+            let count = Int(try r.readU8())
+            guard count > 0 else {
+                throw WireError(.valueOutOfRange, "route hop count 0 with the route flag set (1...255)")
+            }
+            // count <= 255, and every hop is read before it is kept.
+            var hops: [[UInt8]] = []
+            for _ in 0..<count { hops.append(Array(try r.readBytes(Self.idSize))) }
+            route = hops
+        } else {
+            route = nil
+        }
+        if flags.contains(.isCompressed) {
+            let sizeField = Self.lengthFieldSize(version)
+            guard payloadLength > sizeField else {
+                throw WireError(.lengthMismatch, "compressed payloadLength \(payloadLength) leaves no room after the \(sizeField)-byte original size")
+            }
+            let originalSize = version == 2 ? Int(try r.readU32BE()) : Int(try r.readU16BE())
+            let data = try r.readBytes(payloadLength - sizeField)
+            let (inflated, format) = try BitchatCompression.inflate(data, originalSize: originalSize)
+            payload = inflated
+            compression = Compression(format: format, originalSize: originalSize, data: Array(data))
+        } else {
+            payload = Array(try r.readBytes(payloadLength))
+            compression = nil
+        }
+        signature = flags.contains(.hasSignature) ? Array(try r.readBytes(Self.signatureSize)) : nil
+        padding = try BitchatPadding.padLength(of: r.readRest(), at: r.offset)
+    }
+
+    // MARK: encoding
+
+    /// Why these fields cannot be written as one packet, or nil. Values built in code and
+    /// values read from the neutral form go through the same test.
+    public var encodingProblem: String? {
+        guard version == 1 || version == 2 else { return "version \(version)" }
+        if senderID.count != Self.idSize { return "senderID is \(senderID.count) bytes, not 8" }
+        if let r = recipientID, r.count != Self.idSize { return "recipientID is \(r.count) bytes, not 8" }
+        if let s = signature, s.count != Self.signatureSize { return "signature is \(s.count) bytes, not 64" }
+        if flags.contains(.hasRecipient) != (recipientID != nil) { return "flag 0x01 disagrees with recipientID" }
+        if flags.contains(.hasSignature) != (signature != nil) { return "flag 0x02 disagrees with signature" }
+        if flags.contains(.isCompressed) != (compression != nil) { return "flag 0x04 disagrees with compression" }
+        if let route {
+            if version != 2 { return "a route needs version 2" }
+            if !flags.contains(.hasRoute) { return "route without flag 0x08" }
+            if route.isEmpty || route.count > 255 { return "route has \(route.count) hops (1...255)" }
+            if route.contains(where: { $0.count != Self.idSize }) { return "route hop not 8 bytes" }
+        } else if version == 2, flags.contains(.hasRoute) {
+            return "flag 0x08 without a route"
+        }
+        let sizeField = Self.lengthFieldSize(version)
+        let payloadLength = compression.map { sizeField + $0.data.count } ?? payload.count
+        let maxLength = version == 2 ? Self.maxPayloadLength : Int(UInt16.max)
+        if payloadLength > maxLength { return "payloadLength \(payloadLength) is above \(maxLength)" }
+        if let c = compression {
+            if c.data.isEmpty { return "compressed data is empty" }
+            if c.originalSize != payload.count { return "originalSize \(c.originalSize) is not the payload's \(payload.count) bytes" }
+        }
+        if !(0...255).contains(padding) { return "padding \(padding) is outside 0...255" }
+        return nil
+    }
+
+    /// The frame; callers with untrusted values check `encodingProblem` first.
+    public func encoded() -> [UInt8] {
+        precondition(encodingProblem == nil, "BitchatPacket: \(encodingProblem ?? "")")
+        var w = ByteWriter(capacity: 16 + 16 + payload.count + 64 + padding)
+        w.writeU8(version)
+        w.writeU8(type)
+        w.writeU8(ttl)
+        w.writeU64BE(timestamp)
+        w.writeU8(flags.rawValue)
+        let body = compression?.data ?? payload
+        let payloadLength = body.count + (compression == nil ? 0 : Self.lengthFieldSize(version))
+        if version == 2 { w.writeU32BE(UInt32(payloadLength)) } else { w.writeU16BE(UInt16(payloadLength)) }
+        w.write(senderID)
+        if let recipientID { w.write(recipientID) }
+        if let route {
+            w.writeU8(UInt8(route.count))
+            for hop in route { w.write(hop) }
+        }
+        if let compression {
+            if version == 2 { w.writeU32BE(UInt32(compression.originalSize)) } else { w.writeU16BE(UInt16(compression.originalSize)) }
+        }
+        w.write(body)
+        if let signature { w.write(signature) }
+        w.write(repeatElement(UInt8(padding), count: padding))
+        return w.bytes
+    }
+
+    /// The same packet with the pad the app's bucket rule gives (BITCHAT-W7).
+    public func paddedToBucket() -> BitchatPacket {
+        var p = self
+        p.padding = 0
+        p.padding = BitchatPadding.bucketPadLength(frameLength: p.encoded().count)
+        return p
+    }
+
+    // MARK: neutral form
+
+    public init(neutral: JSONValue) throws(WireError) {
+        let f = try JSONFields(neutral, context: "BitchatPacket")
+        version = try f.integer("version")
+        type = try f.integer("type")
+        ttl = try f.integer("ttl", rangeCode: .ttlOutOfRange)
+        timestamp = try f.uint64Text("timestamp")
+        flags = Flags(rawValue: try f.integer("flags"))
+        senderID = try f.hex("senderID")
+        recipientID = try f.optionalHex("recipientID")
+        if f.optional("route") != nil {
+            var hops: [[UInt8]] = []
+            for (i, hop) in try f.array("route").enumerated() {
+                guard case .string(let text) = hop, let bytes = Hex.decode(text) else {
+                    throw WireError(.wrongType, "BitchatPacket.route[\(i)] is not hex")
+                }
+                hops.append(bytes)
+            }
+            route = hops
+        } else {
+            route = nil
+        }
+        payload = try f.hex("payload")
+        if let c = f.optional("compression") {
+            let cf = try JSONFields(c, context: "BitchatPacket.compression")
+            let name = try cf.string("format")
+            guard let format = BitchatCompressionFormat(rawValue: name) else {
+                throw WireError(.unknownType, "BitchatPacket.compression.format \"\(name)\"")
+            }
+            compression = Compression(format: format, originalSize: try cf.integer("originalSize"), data: try cf.hex("data"))
+        } else {
+            compression = nil
+        }
+        signature = try f.optionalHex("signature")
+        padding = try f.optionalInteger("padding") ?? 0
+        if let problem = encodingProblem { throw WireError(.valueOutOfRange, "BitchatPacket: \(problem)") }
+    }
+
+    public var neutral: JSONValue {
+        var m: [(String, JSONValue)] = [
+            ("version", .integer(version)), ("type", .integer(type)), ("ttl", .integer(ttl)),
+            ("timestamp", .uint64Text(timestamp)), ("flags", .integer(flags.rawValue)), ("senderID", .hex(senderID)),
+        ]
+        if let recipientID { m.append(("recipientID", .hex(recipientID))) }
+        if let route { m.append(("route", .array(route.map { .hex($0) }))) }
+        m.append(("payload", .hex(payload)))
+        if let c = compression {
+            m.append(("compression", .object([
+                ("format", .string(c.format.rawValue)), ("originalSize", .integer(c.originalSize)), ("data", .hex(c.data)),
+            ])))
+        }
+        if let signature { m.append(("signature", .hex(signature))) }
+        m.append(("padding", .integer(padding)))
+        return .object(m)
+    }
+}
