@@ -60,3 +60,6 @@ let package = Package(
 package.targets += fuzzTargetNames.map { name in
     .executableTarget(name: name, dependencies: ["MeshFuzz"], path: "Sources/FuzzTargets/\(name)")
 }
+// Named products, so `swift build --product fuzz-<format>` (ci/fuzz) builds one alone.
+package.products += fuzzTargetNames.map { .executable(name: $0, targets: [$0]) }
+    + [.executable(name: "planted-bugs", targets: ["planted-bugs"])]

@@ -48,6 +48,9 @@ struct FuzzCommand: ParsableCommand {
     @Option(name: .customLong("memory-mb"), help: "Address space a worker may grow by, MiB: more is an allocation failure.")
     var memoryMB = 2048
 
+    @Flag(name: .customLong("stop-on-finding"), help: "End each format's run at its first finding.")
+    var stopOnFinding = false
+
     @Option(help: "Write the JSON summary to this file (for CI).")
     var json: String?
 
@@ -71,6 +74,7 @@ struct FuzzCommand: ParsableCommand {
         configuration.seed = seed
         configuration.inputTimeout = .milliseconds(Int64(timeout * 1000))
         configuration.memoryMB = memoryMB
+        configuration.stopOnFinding = stopOnFinding
         let supervisor = Supervisor(configuration)
         let live = isatty(2) != 0
         var lastLine = ContinuousClock.now

@@ -26,6 +26,7 @@ struct PlantedBugTests {
         configuration.inputTimeout = .milliseconds(300)
         configuration.memoryMB = 512
         configuration.minimiseBudget = 150
+        configuration.stopOnFinding = true
         let summary = try Supervisor(configuration).run()
         let finding = try #require(summary.findings.first, "no finding in \(summary.executions) executions")
         #expect(finding.kind == c.kind, "\(finding.signature)")

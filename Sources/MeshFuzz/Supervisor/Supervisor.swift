@@ -31,6 +31,9 @@ public final class Supervisor {
         public var memoryMB = 2048
         /// Trials the minimiser may spend per finding.
         public var minimiseBudget = 300
+        /// End a target's run at its first finding (libFuzzer's default; the CLI's
+        /// `--stop-on-finding`); otherwise the campaign goes on and counts duplicates.
+        public var stopOnFinding = false
 
         public init(workerCommand: String, targets: [String], corpusRoot: String) {
             self.workerCommand = workerCommand
@@ -86,6 +89,7 @@ public final class Supervisor {
         let corpusDir = "\(configuration.corpusRoot)/\(target)"
         let store = try CorpusStore(directory: corpusDir)
         let initialCorpus = store.names().count
+        let findingsBefore = summary.findings.count
         let slots = try makeSlotDirectory()
         let start = ContinuousClock.now
         let deadline = start + time
@@ -146,6 +150,9 @@ public final class Supervisor {
                                        runs: remaining, until: deadline)
                 w.lastCounter = 0
                 w.lastMove = .now
+            }
+            if configuration.stopOnFinding, summary.findings.count > findingsBefore {
+                for w in workers where !w.done { w.finished += w.executions; w.executions = 0; _ = w.process.kill(); w.done = true }
             }
             let now = ContinuousClock.now
             if now - lastStatus >= .seconds(1) {
