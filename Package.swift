@@ -1,5 +1,13 @@
 // swift-tools-version: 6.0
+import Foundation
 import PackageDescription
+
+/// One libFuzzer executable per decoder, each a folder `Sources/FuzzTargets/fuzz-<format>/`
+/// holding a three-line main.swift that `ci/gen-fuzz-targets` writes from the fuzz registry
+/// (MeshFuzzTests checks the folders and the registry agree). Read from disk so that adding a
+/// format never means editing this manifest.
+let fuzzTargetNames: [String] = ((try? FileManager.default.contentsOfDirectory(
+    atPath: Context.packageDirectory + "/Sources/FuzzTargets")) ?? []).filter { $0.hasPrefix("fuzz-") }.sorted()
 
 let package = Package(
     name: "meshconform",
@@ -34,7 +42,7 @@ let package = Package(
         // LEHost state machine (HCI packets and time in, HCI packets, events and timers out). No dependencies.
         .target(name: "BLEHost"),
         // Check catalog, runner, verdicts, DUT drivers (virtual, process) and reports.
-        .target(name: "Conformance", dependencies: ["MeshNode", "MeshWire", "ChildProcess"]),
+        .target(name: "Conformance", dependencies: ["MeshNode", "MeshWire", "ChildProcess", "MeshFuzz"]),
         // An untrusted program on pipes, with deadlines and bounds: external decoders, process DUTs.
         .target(name: "ChildProcess"),
         // libbluetooth-dev headers and library, for the Linux HCI user channel (HCI-NOTES.md).
@@ -47,17 +55,31 @@ let package = Package(
         .target(name: "BLERadio", dependencies: ["BLEHost", "HCITransport", "MeshNode", "MeshWire"]),
         // Golden-vector files: loading, and checking them against a decoder (ours or an external one).
         .target(name: "MeshVectors", dependencies: ["MeshWire", "ChildProcess"]),
+        // The fuzzer: mutators, corpus, oracles, minimiser, in-process campaigns and their supervisor.
+        .target(name: "MeshFuzz", dependencies: ["MeshWire", "ChildProcess", .product(name: "Crypto", package: "swift-crypto")]),
+        // Decoders with planted bugs, the fuzzer's proof (docs/fuzzing.md): linked only by the
+        // planted-bugs worker and the tests, never by the CLI.
+        .target(name: "PlantedBugs", dependencies: ["MeshFuzz", "MeshWire"], path: "Tests/Support/PlantedBugs"),
+        .executableTarget(name: "planted-bugs", dependencies: ["PlantedBugs", "MeshFuzz"], path: "Tests/Support/planted-bugs"),
         .executableTarget(name: "meshconform", dependencies: [
-            "MeshWire", "MeshVectors", "MeshSim", "Conformance", "HCITransport", "BLERadio", "BLEHost",
+            "MeshWire", "MeshVectors", "MeshSim", "Conformance", "HCITransport", "BLERadio", "BLEHost", "MeshFuzz",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "MeshWireTests", dependencies: ["MeshWire", "MeshNode", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "MeshVectorsTests", dependencies: ["MeshVectors", "MeshWire", "MeshNode"]),
+        .testTarget(name: "MeshVectorsTests", dependencies: ["MeshVectors", "MeshWire", "MeshNode", "MeshFuzz"]),
         .testTarget(name: "MeshNodeTests", dependencies: ["MeshNode", "MeshWire"]),
         .testTarget(name: "MeshSimTests", dependencies: ["MeshSim", "MeshNode", "MeshWire"]),
         .testTarget(name: "HCITransportTests", dependencies: ["HCITransport", "BLEHost"]),
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
         .testTarget(name: "BLERadioTests", dependencies: ["BLERadio", "BLEHost", "HCITransport"]),
+        .testTarget(name: "MeshFuzzTests", dependencies: ["MeshFuzz", "PlantedBugs", "MeshWire", "MeshVectors", "Conformance", "MeshNode"]),
         .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "MeshNode", "MeshWire", "ChildProcess"]),
     ]
 )
+
+package.targets += fuzzTargetNames.map { name in
+    .executableTarget(name: name, dependencies: ["MeshFuzz"], path: "Sources/FuzzTargets/\(name)")
+}
+// Named products, so `swift build --product fuzz-<format>` (ci/fuzz) builds one alone.
+package.products += fuzzTargetNames.map { .executable(name: $0, targets: [$0]) }
+    + [.executable(name: "planted-bugs", targets: ["planted-bugs"])]

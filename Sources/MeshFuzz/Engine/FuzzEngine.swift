@@ -1,0 +1,85 @@
+import MeshWire
+
+/// The in-process loop: pick a corpus input, mutate it, run the decoder, judge the outcome,
+/// keep inputs that show a behaviour not seen before. It runs inside a worker process (the
+/// decoder may trap or hang: the supervisor outside watches for that), or directly in tests
+/// with decoders that cannot.
+public struct FuzzEngine {
+    public let target: FuzzTarget
+    public private(set) var corpus: [[UInt8]] = []
+    public private(set) var features: Set<UInt64> = []
+    public private(set) var executions = 0
+    public private(set) var mutator: Mutator
+    private var rng: FuzzRandom
+    /// Oracle failures already reported, by kind and the feature of the outcome.
+    private var reportedFailures: Set<UInt64> = []
+
+    /// What the caller hears about, as it happens.
+    public struct Events {
+        /// Just before each execution, with the input: the worker copies it where the
+        /// supervisor can read it if this execution never returns.
+        public var willExecute: ([UInt8]) -> Void = { _ in }
+        /// An input showed new behaviour and joined the corpus.
+        public var newInput: ([UInt8], UInt64) -> Void = { _, _ in }
+        /// An input broke an in-process oracle (first of its kind and outcome).
+        public var failure: ([UInt8], OracleFailure) -> Void = { _, _ in }
+        public init() {}
+    }
+
+    public init(target: FuzzTarget, seed: UInt64, maxLength: Int = 4096) {
+        self.target = target
+        mutator = Mutator(target: target, maxLength: maxLength)
+        rng = FuzzRandom(seed: seed)
+    }
+
+    /// Runs the decoder once and judges the result. Never traps on its own account.
+    public func execute(_ input: [UInt8]) -> (outcome: Outcome, failure: OracleFailure?) {
+        let outcome: Outcome
+        do { outcome = .decoded(try target.decode(input)) } catch { outcome = .refused(error) }
+        return (outcome, Oracles.judge(target, input: input, outcome: outcome))
+    }
+
+    /// Adds inputs to the corpus without mutation (seeds, or other workers' finds), running
+    /// each once so its behaviour counts as seen. Returns how many were new behaviour.
+    @discardableResult
+    public mutating func admit(_ inputs: [[UInt8]], events: Events = Events()) -> Int {
+        var fresh = 0
+        for input in inputs {
+            if runOne(input, kinds: [], events: events, persist: false) { fresh += 1 }
+            corpus.append(input)
+        }
+        return fresh
+    }
+
+    /// Mutates and runs `count` inputs. The caller loops over this, and looks at the engine
+    /// between calls (progress, stop conditions, other workers' inputs).
+    public mutating func fuzz(_ count: Int, events: Events) {
+        if corpus.isEmpty { admit([[]], events: events) }
+        for _ in 0..<count {
+            let parent = corpus[rng.below(corpus.count)]
+            let other = corpus[rng.below(corpus.count)]
+            let (input, kinds) = mutator.mutate(parent, other: other, rng: &rng)
+            _ = runOne(input, kinds: kinds, events: events, persist: true)
+            if executions % 4096 == 0 { mutator.schedule.recompute() }
+        }
+    }
+
+    private mutating func runOne(_ input: [UInt8], kinds: [MutationKind], events: Events, persist: Bool) -> Bool {
+        events.willExecute(input)
+        executions += 1
+        let (outcome, failure) = execute(input)
+        let feature = outcome.feature
+        let fresh = features.insert(feature).inserted
+        if !kinds.isEmpty { mutator.schedule.credit(kinds, found: fresh) }
+        if fresh, persist {
+            corpus.append(input)
+            events.newInput(input, feature)
+        }
+        if let failure {
+            var key = FeatureHash()
+            key.add(failure.kind.rawValue)
+            if reportedFailures.insert(key.value ^ feature).inserted { events.failure(input, failure) }
+        }
+        return fresh
+    }
+}

@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+import MeshFuzz
+import MeshVectors
+import MeshWire
+
+/// `meshconform fuzz <format|all>`: an in-process campaign against the built-in decoders, in
+/// supervised worker processes (docs/fuzzing.md). Over-the-air fuzzing of a DUT (`--dialect D`) is
+/// not built yet (docs/fuzzing.md).
+struct FuzzCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fuzz",
+        abstract: "Fuzz the built-in decoders in supervised worker processes.",
+        discussion: """
+            Inputs that show new behaviour are kept in --corpus/<format>/ (seeded from the vectors); \
+            a crash, hang, allocation, round-trip or differential failure is saved in --corpus/crashes/<format>/, \
+            minimised into --corpus/regressions/<format>/ and reported. A rerun resumes from the corpus. \
+            Exit status: 0 nothing found, 1 something found, 2 bad use. See docs/fuzzing.md.
+            """)
+
+    @Argument(help: "A format id (see --list), or all.")
+    var format: String?
+
+    @Flag(help: "Print the fuzz target ids, one a line, and exit.")
+    var list = false
+
+    @Option(help: "Corpus root folder.")
+    var corpus = "Corpus"
+
+    @Option(help: "Golden vectors folder, to seed the corpus from (skipped when absent).")
+    var vectors = "Vectors"
+
+    @Option(name: .customLong("max-time"), help: "Wall-clock seconds for the whole campaign (split over the formats).")
+    var maxTime: Double = 60
+
+    @Option(help: "Executions per format (over all jobs); default: until --max-time.")
+    var runs: Int?
+
+    @Option(help: "Worker processes per format.")
+    var jobs = 1
+
+    @Option(help: "Seed of the mutations.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Per-input time limit, seconds: longer is a hang.")
+    var timeout: Double = 1
+
+    @Option(name: .customLong("memory-mb"), help: "Address space a worker may grow by, MiB: more is an allocation failure.")
+    var memoryMB = 2048
+
+    @Flag(name: .customLong("stop-on-finding"), help: "End each format's run at its first finding.")
+    var stopOnFinding = false
+
+    @Option(help: "Write the JSON summary to this file (for CI).")
+    var json: String?
+
+    func run() throws {
+        if list { print(FuzzRegistry.ids.joined(separator: "\n")); return }
+        guard let format else { throw UsageError("name a format or all (known: \(FuzzRegistry.ids.joined(separator: ", ")))") }
+        let targets: [String]
+        if format == "all" { targets = FuzzRegistry.ids } else {
+            guard FuzzRegistry.target(format) != nil else {
+                throw UsageError("unknown format '\(format)'; known: \(FuzzRegistry.ids.joined(separator: ", ")), all")
+            }
+            targets = [format]
+        }
+        guard jobs >= 1, maxTime > 0, timeout > 0 else { throw UsageError("--jobs, --max-time and --timeout must be positive") }
+        try seedCorpus(targets)
+
+        var configuration = Supervisor.Configuration(workerCommand: "\(selfPath()) fuzz-worker", targets: targets, corpusRoot: corpus)
+        configuration.jobs = jobs
+        configuration.maxTime = .milliseconds(Int64(maxTime * 1000))
+        configuration.runs = runs
+        configuration.seed = seed
+        configuration.inputTimeout = .milliseconds(Int64(timeout * 1000))
+        configuration.memoryMB = memoryMB
+        configuration.stopOnFinding = stopOnFinding
+        let supervisor = Supervisor(configuration)
+        let live = isatty(2) != 0
+        var lastLine = ContinuousClock.now
+        supervisor.onStatus = { s in
+            let line = "[\(Int(s.elapsed.components.seconds))s] \(s.target): execs \(s.executions) (\(Int(s.executionsPerSecond))/s), corpus \(s.corpus), new \(s.newInputs), found \(s.findings)"
+            // A live line on a terminal; in a log, one line every ten seconds.
+            if live { FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8)) } else if ContinuousClock.now - lastLine >= .seconds(10) {
+                lastLine = .now
+                FileHandle.standardError.write(Data((line + "\n").utf8))
+            }
+        }
+        supervisor.onFinding = { f in
+            FileHandle.standardError.write(Data(((live ? "\n" : "") + "found \(f.kind.rawValue) in \(f.target): \(f.signature)\n").utf8))
+        }
+        let summary: CampaignSummary
+        do { summary = try supervisor.run() } catch { throw UsageError("\(error)") }
+        if live { FileHandle.standardError.write(Data("\n".utf8)) }
+        print(summary.text)
+        if let json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            do { try encoder.encode(summary).write(to: URL(fileURLWithPath: json), options: .atomic) } catch {
+                throw UsageError("cannot write \(json): \(error.localizedDescription)")
+            }
+        }
+        if summary.exitStatus != 0 { throw ExitCode(summary.exitStatus) }
+    }
+
+    /// Every vector's bytes join the corpus (named by hash, so seeding twice adds nothing).
+    private func seedCorpus(_ targets: [String]) throws {
+        for id in targets {
+            let store: CorpusStore
+            do { store = try CorpusStore(directory: "\(corpus)/\(id)") } catch { throw UsageError("\(error)") }
+            guard let file = try? VectorFile(contentsOf: "\(vectors)/\(id).json") else { continue }
+            for test in file.tests { _ = try? store.add(test.bytes) }
+        }
+    }
+}
+
+/// This executable's own path, for starting workers: `/proc/self/exe` on Linux.
+func selfPath() -> String {
+    if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return "'\(path)'" }
+    return "'\(CommandLine.arguments[0])'"
+}

@@ -1,0 +1,41 @@
+import Foundation
+import MeshFuzz
+import PlantedBugs
+import Testing
+
+/// The proof that the in-process engine finds bugs: each planted decoder is fuzzed by the
+/// supervisor with worker processes, as `meshconform fuzz` does, and the bug must be found,
+/// classified, minimised and saved within a stated budget of executions.
+@Suite("planted bugs", .serialized)
+struct PlantedBugTests {
+    static let cases: [(target: String, kind: OracleFailure.Kind, budget: Int, minimisedAtMost: Int)] = [
+        ("planted.length-trap", .crash, 300_000, 6),
+        ("planted.marker-hang", .hang, 100_000, 8),
+        ("planted.length-allocation", .allocation, 100_000, 5),
+    ]
+
+    @Test("found within its budget", arguments: cases.indices)
+    func found(_ index: Int) throws {
+        let c = Self.cases[index]
+        let root = Paths.temporaryDirectory()
+        let corpus = try CorpusStore(directory: "\(root)/\(c.target)")
+        for seed in PlantedBugs.seeds[c.target] ?? [] { try corpus.add(seed) }
+        var configuration = Supervisor.Configuration(workerCommand: "'\(Paths.product("planted-bugs"))' fuzz-worker", targets: [c.target], corpusRoot: root)
+        configuration.runs = c.budget
+        configuration.maxTime = .seconds(90)
+        configuration.inputTimeout = .milliseconds(300)
+        configuration.memoryMB = 512
+        configuration.minimiseBudget = 150
+        configuration.stopOnFinding = true
+        let summary = try Supervisor(configuration).run()
+        let finding = try #require(summary.findings.first, "no finding in \(summary.executions) executions")
+        #expect(finding.kind == c.kind, "\(finding.signature)")
+        #expect(summary.findings.count == 1, "one bug, one signature: \(summary.findings.map(\.signature))")
+        #expect(finding.input.count / 2 <= c.minimisedAtMost, "minimised to \(finding.input)")
+        // Saved where swift test and later campaigns find it, and it still does it.
+        #expect(FileManager.default.fileExists(atPath: finding.regressionPath))
+        #expect(FileManager.default.fileExists(atPath: finding.rawPath))
+        #expect(summary.targets[0].executions <= c.budget + 256 * (summary.targets[0].workerRestarts + 1))
+        try? FileManager.default.removeItem(atPath: root)
+    }
+}
