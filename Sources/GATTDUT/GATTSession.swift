@@ -177,6 +177,9 @@ final class GATTSession: DUTSession {
         } else {
             command = .write(handle: link.handle, attribute: packet.valueHandle, value: bytes)
         }
+        // A write command completes once the host has queued it: without this, a check that
+        // sends thousands of units outruns the controller's buffers and the host's bounded queue.
+        try drainACL(adapter, below: 64)
         do {
             _ = try adapter.runtime.perform(command, until: .now + driver.options.operationTimeout)
         } catch .operationFailed(_, .attError(_, _, let code)) {
@@ -184,6 +187,20 @@ final class GATTSession: DUTSession {
             pending.append(DUTOutput(at: now, kind: .log("the DUT answered the write on \(adapter.link) with ATT error 0x\(String(code, radix: 16))")))
         } catch {
             throw radioFailure(adapter, error, what: "writing \(bytes.count) bytes on \(adapter.link) failed")
+        }
+    }
+
+    /// Serves the adapter's events until fewer than `limit` ACL packets wait for controller
+    /// buffers. A DUT (or controller) that never frees buffers fails the check after the timeout.
+    private func drainACL(_ adapter: TesterAdapter, below limit: Int) throws {
+        let deadline = ContinuousClock.now + driver.options.operationTimeout
+        while adapter.runtime.host.queuedACLPackets >= limit {
+            guard ContinuousClock.now < deadline else {
+                throw DUTFailure("\(adapter.link): \(adapter.runtime.host.queuedACLPackets) packets still wait for controller buffers after \(driver.options.operationTimeout): the link does not move data")
+            }
+            if let (event, at) = try run(adapter, { () throws(RadioError) in try adapter.runtime.nextTimedEvent(until: .now + .milliseconds(1)) }) {
+                try handle(event, at: at, adapter)
+            }
         }
     }
 
