@@ -53,6 +53,8 @@ public enum HostFailure: Error, Hashable, Sendable {
     /// The peer's answer does not make sense (bad declaration, no progress, ...).
     case badResponse(String)
     case hardwareError(UInt8)
+    /// The controller did not answer this HCI command within `LEHostConfig.commandTimeout`.
+    case commandTimeout(opcode: UInt16)
     /// The host was powered on again while the operation was pending.
     case reset
 }

@@ -360,7 +360,7 @@ public struct LEHost {
         phase = .failed
         if let initOp { fail(initOp, f) }
         if let opcode, case .timeout = f {
-            emit(.controllerFailed(.controllerStatus(opcode: opcode, status: 0xFF)))
+            emit(.controllerFailed(.commandTimeout(opcode: opcode)))
         } else {
             emit(.controllerFailed(f))
         }
