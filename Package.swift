@@ -53,6 +53,9 @@ let package = Package(
         // The radio at run time: one LEHost over one transport on the wall clock, and the GATT
         // bridge that runs a MeshNode as a peripheral (`meshconform node`).
         .target(name: "BLERadio", dependencies: ["BLEHost", "HCITransport", "MeshNode", "MeshWire"]),
+        // The GATT DUT driver: the conformance runner's DUT on the air, through one HCI adapter
+        // per tester identity. Apart from Conformance so the catalog and its tests need no radio.
+        .target(name: "GATTDUT", dependencies: ["Conformance", "BLERadio", "BLEHost", "HCITransport", "MeshNode"]),
         // Golden-vector files: loading, and checking them against a decoder (ours or an external one).
         .target(name: "MeshVectors", dependencies: ["MeshWire", "ChildProcess"]),
         // The fuzzer: mutators, corpus, oracles, minimiser, in-process campaigns and their supervisor.
@@ -62,7 +65,7 @@ let package = Package(
         .target(name: "PlantedBugs", dependencies: ["MeshFuzz", "MeshWire"], path: "Tests/Support/PlantedBugs"),
         .executableTarget(name: "planted-bugs", dependencies: ["PlantedBugs", "MeshFuzz"], path: "Tests/Support/planted-bugs"),
         .executableTarget(name: "meshconform", dependencies: [
-            "MeshWire", "MeshVectors", "MeshSim", "Conformance", "HCITransport", "BLERadio", "BLEHost", "MeshFuzz",
+            "MeshWire", "MeshVectors", "MeshSim", "Conformance", "HCITransport", "BLERadio", "BLEHost", "GATTDUT", "MeshFuzz",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "MeshWireTests", dependencies: ["MeshWire", "MeshNode", .product(name: "Crypto", package: "swift-crypto")]),
@@ -71,7 +74,7 @@ let package = Package(
         .testTarget(name: "MeshSimTests", dependencies: ["MeshSim", "MeshNode", "MeshWire"]),
         .testTarget(name: "HCITransportTests", dependencies: ["HCITransport", "BLEHost"]),
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
-        .testTarget(name: "BLERadioTests", dependencies: ["BLERadio", "BLEHost", "HCITransport"]),
+        .testTarget(name: "BLERadioTests", dependencies: ["BLERadio", "BLEHost", "HCITransport", "GATTDUT", "Conformance", "MeshNode"]),
         .testTarget(name: "MeshFuzzTests", dependencies: ["MeshFuzz", "PlantedBugs", "MeshWire", "MeshVectors", "Conformance", "MeshNode"]),
         .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "MeshNode", "MeshWire", "ChildProcess"]),
     ]

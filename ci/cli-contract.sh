@@ -47,7 +47,14 @@ expect 2 'no relay check'      -- "$bin" --dialect relay --checks 'XYZ/*'
 expect 2 'needs the DUT'       -- "$bin" --dut-exec true
 expect 2 'could not be run'    -- "$bin" --dialect relay --dut-exec /nonexistent/dut
 expect 2 'not executable'      -- "$bin" --dialect relay --dut-exec /
-expect 2 'GATT DUT driver'     -- "$bin" --adapter hci0 --target AA:BB:CC:DD:EE:FF
+expect 2 'hci'                 -- "$bin" --dialect relay --adapter hci9 --target AA:BB:CC:DD:EE:FF   # no Bluetooth here, or no hci9
+expect 2 'cannot connect'      -- "$bin" --dialect relay --adapter tcp:127.0.0.1:1
+expect 2 'needs the DUT'       -- "$bin" --adapter tcp:127.0.0.1:1
+expect 2 'go with --adapter'   -- "$bin" --dialect relay --target AA:BB:CC:DD:EE:FF
+expect 2 'given twice'         -- "$bin" --dialect relay --adapter tcp:127.0.0.1:1 --adapter tcp:127.0.0.1:1
+expect 2 '--target must be'    -- "$bin" --dialect relay --adapter tcp:127.0.0.1:1 --target nope
+expect 2 'cannot be combined'  -- "$bin" --dialect relay --adapter tcp:127.0.0.1:1 --mutant no-dedup
+expect 2 'KEY=VALUE'           -- "$bin" node --dialect relay --adapter tcp:127.0.0.1:1 --setting nope
 expect 0 'RLY/BV-01'           -- "$bin" list --dialect relay
 
 # adapters and adapter monikers (issue 5): listing works with or without kernel Bluetooth

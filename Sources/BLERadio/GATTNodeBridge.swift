@@ -21,6 +21,8 @@ public final class GATTNodeBridge {
         case dropped(LinkID, bytes: Int, why: String)
         case delivered(AppMessage)
         case acknowledged(String)
+        /// The last central left and the node was replaced by a fresh one (`freshNode`).
+        case reset
 
         public var description: String {
             switch self {
@@ -33,6 +35,7 @@ public final class GATTNodeBridge {
             case .dropped(let l, let n, let why): "node -> \(l): \(n) bytes dropped: \(why)"
             case .delivered(let m): "delivered message \(m.messageID) from \(m.origin): \(m.payload.count) bytes"
             case .acknowledged(let id): "message \(id) acknowledged"
+            case .reset: "no central left: the node starts afresh (same identity)"
             }
         }
     }
@@ -53,6 +56,10 @@ public final class GATTNodeBridge {
     /// go out after the central's MTU exchange instead of being dropped at ATT_MTU 23.
     private var links: Set<UInt16> = []
     private let notes: (Note) -> Void
+    /// When set, the node is replaced by a fresh one each time its last central disconnects:
+    /// the conformance suite runs every check on a fresh DUT, and over the air the only way
+    /// to give it one is a node that forgets everything when idle (`meshconform node --fresh-when-idle`).
+    public var freshNode: (() -> Node)?
 
     public init(runtime: HostRuntime, node: Node, binding: GATTBinding, notes: @escaping (Note) -> Void = { _ in }) {
         self.runtime = runtime
@@ -123,6 +130,11 @@ public final class GATTNodeBridge {
             if links.remove(handle) != nil {
                 notes(.linkDown(LinkID(Int(handle)), reason: reason))
                 try step(.linkDown(LinkID(Int(handle))))
+            }
+            if connected.isEmpty, let freshNode {
+                node = freshNode()
+                nodeTimers = [:]
+                notes(.reset)
             }
             if !runtime.host.advertising { try readvertise() }
         case .subscriptionChanged(let handle, let characteristic, _, let notify, _):

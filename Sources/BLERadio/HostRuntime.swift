@@ -15,6 +15,9 @@ public final class HostRuntime {
     private let origin = ContinuousClock.now
     private var timers: [HostTimerID: HostInstant] = [:]
     private var events: [HostEvent] = []
+    /// When each queued event came out of the host (parallel to `events`): a notification
+    /// that waits in the queue while `perform` runs keeps the time it arrived.
+    private var eventTimes: [ContinuousClock.Instant] = []
     private var nextOperation: UInt64 = 1
     /// Set when the transport or controller failed; every later call throws it again.
     private var failure: RadioError?
@@ -54,10 +57,10 @@ public final class HostRuntime {
             while index < events.count {
                 switch events[index] {
                 case .completed(id, let result):
-                    events.remove(at: index)
+                    events.remove(at: index); eventTimes.remove(at: index)
                     return result
                 case .failed(id, let why):
-                    events.remove(at: index)
+                    events.remove(at: index); eventTimes.remove(at: index)
                     throw .operationFailed(command: "\(command)".prefix(80).description, why)
                 case .controllerFailed(let why):
                     throw fail(.controllerFailed(why))
@@ -78,13 +81,22 @@ public final class HostRuntime {
 
     /// The next host event, or nil when none came by `deadline`.
     public func nextEvent(until deadline: ContinuousClock.Instant) throws(RadioError) -> HostEvent? {
+        try nextTimedEvent(until: deadline)?.event
+    }
+
+    /// The next host event with the time the host produced it, or nil when none came by `deadline`.
+    public func nextTimedEvent(until deadline: ContinuousClock.Instant) throws(RadioError) -> (event: HostEvent, at: ContinuousClock.Instant)? {
         while events.isEmpty {
             guard try pump(until: deadline) else { return nil }
         }
         let event = events.removeFirst()
+        let at = eventTimes.removeFirst()
         if case .controllerFailed(let why) = event { throw fail(.controllerFailed(why)) }
-        return event
+        return (event, at)
     }
+
+    /// Events waiting to be read.
+    public var queuedEvents: Int { events.count }
 
     public func close() {
         transport.close()
@@ -130,6 +142,7 @@ public final class HostRuntime {
                     throw fail(.eventFlood(maxQueuedEvents))
                 }
                 events.append(event)
+                eventTimes.append(ContinuousClock.now)
             }
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLEHost
 import BLERadio
+import Conformance
 import Foundation
 import HCITransport
 import MeshNode
@@ -42,6 +43,15 @@ struct NodeCommand: ParsableCommand {
     @Option(help: "Seed for the node's random choices and the default identities.")
     var seed: UInt64 = 1
 
+    @Option(name: .customLong("setting"), help: "A dialect setting of the node, KEY=VALUE (repeatable), as a process DUT gets them in its start frame (docs/stdio-dut.md), e.g. privateKey=HEX.")
+    var settings: [String] = []
+
+    @Flag(help: "Take the identity and settings the conformance suite assigns its DUT (relay: its X25519 key and the testers' contacts; blemesh: device id DD000000-...), so `meshconform run --adapter` can address it without a capabilities file.")
+    var conformanceDUT = false
+
+    @Flag(help: "Start afresh (same identity, empty caches and routes) whenever the last central disconnects: the suite's fresh DUT per check, over the air.")
+    var freshWhenIdle = false
+
     func run() throws {
         let dialectName = try parseDialect(dialect)
         guard let binding = GATTBinding.forDialect(dialectName.rawValue) else {
@@ -59,12 +69,26 @@ struct NodeCommand: ParsableCommand {
         }
         if let duration, !(duration > 0) { throw UsageError("--duration must be a positive number of seconds") }
         var rng = SplitMix(seed: seed)
-        let nodeAddress: NodeAddress
+        var nodeAddress: NodeAddress
         if let address {
             guard let uuid = UUID(uuidString: address) else { throw UsageError("--address must be a UUID, e.g. 6B1E2C4A-0000-4000-8000-000000000001") }
             nodeAddress = NodeAddress(uuid)
         } else {
             nodeAddress = NodeAddress(bytes: (0..<16).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+        }
+        var dialectSettings: [String: String] = [:]
+        if conformanceDUT {
+            if address != nil { throw UsageError("--conformance-dut takes the suite's DUT identity; it cannot be combined with --address") }
+            let probe: any DialectProbe = dialectName == .relay ? RelayProbe() : BLEMeshProbe()
+            let setup = try probe.setup(capabilities: .referenceNode(dialectName), seed: seed)
+            nodeAddress = setup.address
+            dialectSettings = setup.settings
+        }
+        for setting in settings {
+            guard let eq = setting.firstIndex(of: "="), eq != setting.startIndex else {
+                throw UsageError("--setting must be KEY=VALUE, e.g. privateKey=0123...; got '\(setting)'")
+            }
+            dialectSettings[String(setting[..<eq])] = String(setting[setting.index(after: eq)...])
         }
         let bdaddr: BluetoothAddress
         do {
@@ -96,10 +120,12 @@ struct NodeCommand: ParsableCommand {
         }
         let runtime = HostRuntime(transport: transport)
         defer { runtime.close() }
-        let node = Node(dialect: dialectName, config: NodeConfig(address: nodeAddress, faults: faults), seed: seed)
+        let config = NodeConfig(address: nodeAddress, faults: faults, dialectSettings: dialectSettings)
+        let node = Node(dialect: dialectName, config: config, seed: seed)
         let bridge = GATTNodeBridge(runtime: runtime, node: node, binding: binding) { note in
             say("\(note)")
         }
+        if freshWhenIdle { bridge.freshNode = { Node(dialect: dialectName, config: config, seed: seed) } }
         let name = binding.localNamePrefix.map { $0 + String(nodeAddress.description.prefix(10)) }
         do {
             try bridge.start(randomAddress: bdaddr, name: name)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Conformance
 import Foundation
+import GATTDUT
 import HCITransport
 import MeshNode
 
@@ -68,30 +69,34 @@ struct RunCommand: ParsableCommand {
             do {
                 results = try runner.run(selected) { print(TextReport.line($0, verbose: verbose)) }
             } catch {
-                throw UsageError("\(error); check the --dut-exec command (it runs under /bin/sh -c)")
+                throw UsageError("\(error)")
             }
             sections.append(RunReport.Section(capabilities: capabilities, results: results))
         }
+        plan.radio?.close()
         let elapsed = ContinuousClock.now - started
         let report = RunReport(dut: plan.driver.name, seed: seed, sections: sections,
                                wallSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         print(TextReport.summary(report))
         if let json { try write(Data(JSONReport.render(report)), to: json) }
         if let junit { try write(Data(JUnitReport.render(report).utf8), to: junit) }
+        if let failure = plan.radio?.adapterFailure {
+            throw UsageError("the run stopped being meaningful: \(failure) (is the controller still running? checks after the failure are ERROR)")
+        }
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
     }
 
     struct Plan {
         var driver: any DUTDriver
         var capabilities: [Capabilities]
+        /// The GATT driver, when the DUT is on the air: closed after the run, and its adapter
+        /// failure (if any) turns the run's end into exit 2.
+        var radio: GATTDriver? = nil
     }
 
     private func makePlan() throws -> Plan {
         for moniker in adapter {
             do { _ = try AdapterMoniker(parsing: moniker) } catch { throw UsageError(error.description) }
-        }
-        if !adapter.isEmpty || target != nil || btsnoop != nil {
-            throw UsageError("--adapter, --target and --btsnoop with `run` need the GATT DUT driver, which this build does not have yet (the BLE host and transports are in: `meshconform node --dialect D --adapter A` runs the reference node on a radio); test a program with --dut-exec CMD, or the built-in node with no DUT option")
         }
         if dutExec != nil, mutant != nil {
             throw UsageError("--mutant selects a mutant of the built-in node; it cannot be combined with --dut-exec")
@@ -100,6 +105,9 @@ struct RunCommand: ParsableCommand {
         let dialect = try self.dialect.map(parseDialect)
         if let declared, let dialect, declared.dialect != dialect {
             throw UsageError("--dialect \(dialect.rawValue) contradicts the capabilities file, which declares \"\(declared.dialect.rawValue)\"")
+        }
+        if !adapter.isEmpty || target != nil || btsnoop != nil {
+            return try radioPlan(declared: declared, dialect: dialect)
         }
         if let command = dutExec {
             guard let d = dialect ?? declared?.dialect else {

@@ -61,7 +61,12 @@ public struct Runner {
     private func attempt(_ check: Check) throws(DUTUnavailable) -> CheckResult {
         var result = CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .notApplicable)
         if let missing = check.needs.first(where: { !capabilities.has($0) }) {
-            result.reason = "needs capability \(missing), not declared by the DUT"
+            if case .links(let n) = missing {
+                // Over the air the tester's adapters bound it too (one link per adapter).
+                result.reason = "needs \(n) links at once; maxLinks is \(capabilities.maxLinks) (the DUT's declared limit, or the number of tester adapters)"
+            } else {
+                result.reason = "needs capability \(missing), not declared by the DUT"
+            }
             return result
         }
         guard let probe = capabilities.dialect.makeProbe() else {

@@ -42,7 +42,7 @@ public struct ProcessDriver: DUTDriver {
             child = try ChildProcess(command: command, stderr: .capture(tailBytes: Self.stderrTailBytes),
                                      maxLineBytes: Self.maxLineBytes, maxQueuedBytes: Self.maxOutputBytesPerSession)
         } catch {
-            throw DUTUnavailable("cannot run the DUT command: \(error)")
+            throw DUTUnavailable("cannot run the DUT command: \(error); check the --dut-exec command (it runs under /bin/sh -c)")
         }
         let session = ProcessSession(child: child, driver: self, dialect: setup.dialect)
         do {
@@ -129,7 +129,7 @@ final class ProcessSession: DUTSession {
     private func endedBeforeReady() -> any Error {
         let (status, stderr) = ended()
         if case .exited(let code)? = status, code == 126 || code == 127 {
-            return DUTUnavailable("the DUT command could not be run (\(code == 127 ? "not found" : "not executable"), \(status!))\(stderr)")
+            return DUTUnavailable("the DUT command could not be run (\(code == 127 ? "not found" : "not executable"), \(status!))\(stderr); check the --dut-exec command (it runs under /bin/sh -c)")
         }
         return fail("the DUT \(status.map { "exited (\($0))" } ?? "closed its stdout") before answering start\(stderr)")
     }

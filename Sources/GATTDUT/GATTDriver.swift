@@ -1,0 +1,235 @@
+import BLEHost
+import BLERadio
+import Conformance
+import Foundation
+import HCITransport
+import MeshNode
+
+/// A DUT on the air: a device that serves the dialect's GATT binding (docs/dialects/<d>.md),
+/// reached through one HCI adapter per tester identity (docs/radio.md, "The GATT DUT driver").
+///
+/// Adapter n plays link n of every check: `linkUp(n)` connects it to the target as central,
+/// and the DUT's notifications on that connection (and its writes into the tester's own
+/// service, when the DUT connects out as a central) are what the DUT sent on link n. The
+/// adapters are powered on once per run, not per check: controller bring-up is the slow part.
+///
+/// Not thread-safe: the runner drives it from one thread, one session at a time.
+public final class GATTDriver: DUTDriver, @unchecked Sendable {
+    public struct Options: Sendable {
+        /// How long a connection to the DUT may take (the DUT's advertising interval, and
+        /// one retry's worth of slack).
+        public var connectTimeout: Duration = .seconds(5)
+        /// MTU exchange, discovery, subscribe, one write, one disconnect.
+        public var operationTimeout: Duration = .seconds(5)
+        /// Controller bring-up (HCI reset and initialisation).
+        public var powerOnTimeout: Duration = .seconds(10)
+        public init() {}
+    }
+
+    public let binding: GATTBinding
+    public let dialect: DialectName
+    public let adapters: [TesterAdapter]
+    public let options: Options
+    /// The DUT, with the address type it advertises with (set by `locate`).
+    public private(set) var target: BluetoothAddress?
+    /// Set when a tester adapter failed (transport closed, controller error): every later
+    /// check is ERROR and the CLI stops with exit 2 and this text.
+    public private(set) var adapterFailure: String?
+    /// The DUT's service layout, learnt by the first discovery and reused (GATT handles of a
+    /// device do not change while it runs; a stale cache shows as a failed subscribe and is redone).
+    var discovered: DiscoveredService?
+
+    init(binding: GATTBinding, dialect: DialectName, adapters: [TesterAdapter], options: Options) {
+        self.binding = binding
+        self.dialect = dialect
+        self.adapters = adapters
+        self.options = options
+    }
+
+    public var name: String {
+        "GATT device \(target?.description ?? "?") via \(adapters.count) adapter\(adapters.count == 1 ? "" : "s") (\(adapters.map(\.runtime.transport.name).joined(separator: ", ")))"
+    }
+
+    /// Opens the tester identities: one per transport, link n = transport n, each with its own
+    /// random static address (from `seed`) and the tester's GATT service. Throws with the
+    /// adapter's name when one cannot be brought up; already opened ones are closed.
+    public static func open(transports: [any HCITransport], dialect: DialectName, seed: UInt64 = 1,
+                            options: Options = Options()) throws(GATTDriverError) -> GATTDriver {
+        guard let binding = GATTBinding.forDialect(dialect.rawValue) else {
+            throw .setup("dialect \(dialect.rawValue) has no GATT binding")
+        }
+        let probe: any DialectProbe = dialect == .relay ? RelayProbe() : BLEMeshProbe()
+        var adapters: [TesterAdapter] = []
+        for (i, transport) in transports.enumerated() {
+            let link = LinkID(i + 1)
+            let nodeID = GATTNodeBridge.nodeIDValue(probe.address(of: .tester(link.raw)), dialect: dialect)
+            do {
+                adapters.append(try TesterAdapter.open(transport: transport, link: link, binding: binding, nodeID: nodeID,
+                                                       seed: seed, timeout: options.powerOnTimeout))
+            } catch {
+                adapters.forEach { $0.runtime.close() }
+                transports[i...].forEach { $0.close() }
+                throw .adapter(transport.name, error)
+            }
+        }
+        return GATTDriver(binding: binding, dialect: dialect, adapters: adapters, options: options)
+    }
+
+    /// Starts every tester's own advertising of the dialect's service (after the scans, so the
+    /// listing does not see the testers), for DUTs that also connect out as centrals.
+    public func advertise() throws(GATTDriverError) {
+        for adapter in adapters {
+            do { try adapter.advertise(until: .now + options.operationTimeout) } catch { throw adapterError(adapter, error) }
+        }
+    }
+
+    /// Closes every adapter's transport.
+    public func close() {
+        adapters.forEach { $0.runtime.close() }
+    }
+
+    // MARK: finding the DUT
+
+    public struct Advertiser: Hashable, Sendable {
+        public var address: BluetoothAddress
+        public var name: String?
+        public var rssi: Int8
+        public var extended: Bool
+    }
+
+    /// Scans from the first adapter for `duration` and returns the devices that advertise the
+    /// dialect's service (not the tester's own adapters), strongest first.
+    public func scan(for duration: Duration) throws(GATTDriverError) -> [Advertiser] {
+        var found: [BluetoothAddress: Advertiser] = [:]
+        try scanning(until: .now + duration) { report in
+            guard report.ad?.serviceUUIDs.contains(where: { $0.matches(binding.service) }) == true else { return false }
+            var entry = found[report.address] ?? Advertiser(address: report.address, name: nil, rssi: report.rssi, extended: report.extended)
+            entry.name = entry.name ?? report.ad?.localName
+            entry.rssi = max(entry.rssi, report.rssi)
+            found[report.address] = entry
+            return false
+        }
+        return found.values.sorted { ($0.rssi, $1.address.string) > ($1.rssi, $0.address.string) }
+    }
+
+    /// Waits up to `timeout` for an advertisement from `address` (its six bytes; the type is
+    /// taken from the advertisement) and makes it the target. False when it was not heard.
+    public func locate(_ address: BluetoothAddress, within timeout: Duration) throws(GATTDriverError) -> Bool {
+        var seen: BluetoothAddress?
+        try scanning(until: .now + timeout) { report in
+            guard report.address.bytes == address.bytes, report.connectable else { return false }
+            seen = report.address
+            return true
+        }
+        target = seen
+        return seen != nil
+    }
+
+    /// Runs a scan on the first adapter until `stop` says so or `deadline`; always stops the scan.
+    private func scanning(until deadline: ContinuousClock.Instant, _ stop: (AdvertisementReport) -> Bool) throws(GATTDriverError) {
+        guard let adapter = adapters.first else { throw .setup("no adapter") }
+        let runtime = adapter.runtime
+        let own = Set(adapters.map(\.address.bytes))
+        do {
+            _ = try runtime.perform(.startScanning(ScanRequest(active: false)), until: .now + options.operationTimeout)
+            defer { _ = try? runtime.perform(.stopScanning, until: .now + options.operationTimeout) }
+            while let event = try runtime.nextEvent(until: deadline) {
+                if case .advertisement(let report) = event, !own.contains(report.address.bytes), stop(report) { return }
+            }
+        } catch {
+            throw adapterError(adapter, error)
+        }
+    }
+
+    /// Connects the first adapter to the target and reads the dialect's node id characteristic
+    /// (relay: 16 raw bytes; blemesh: the device id as a 36-character UUID string).
+    public func readNodeID() throws(GATTDriverError) -> NodeAddress {
+        guard let target, let adapter = adapters.first else { throw .setup("no target located") }
+        let runtime = adapter.runtime
+        let value: [UInt8]
+        do {
+            guard case .connected(let handle) = try runtime.perform(.connect(target, timeout: options.connectTimeout), until: .now + options.connectTimeout + .seconds(1)) else {
+                throw GATTDriverError.setup("connect answered something else")
+            }
+            defer {
+                _ = try? runtime.perform(.disconnect(handle: handle), until: .now + options.operationTimeout)
+            }
+            let service = try discover(runtime, handle)
+            guard let characteristic = service.characteristic(binding.nodeID.uuid) else {
+                throw GATTDriverError.setup("the DUT's \(binding.dialect) service has no node id characteristic \(binding.nodeID.uuid)")
+            }
+            guard case .value(let v) = try runtime.perform(.read(handle: handle, attribute: characteristic.valueHandle), until: .now + options.operationTimeout) else {
+                throw GATTDriverError.setup("read answered something else")
+            }
+            value = v
+        } catch let error as GATTDriverError {
+            throw error
+        } catch let error as RadioError {
+            throw adapterError(adapter, error)
+        } catch {
+            throw .setup("\(error)")
+        }
+        switch dialect {
+        case .blemesh:
+            guard let uuid = UUID(uuidString: String(decoding: value, as: UTF8.self)) else {
+                throw .setup("the DUT's device id characteristic holds \(value.count) bytes that are not a UUID string")
+            }
+            return NodeAddress(uuid)
+        case .relay:
+            guard value.count == 16 else { throw .setup("the DUT's node id characteristic holds \(value.count) bytes, not 16") }
+            return NodeAddress(bytes: value)
+        }
+    }
+
+    /// The DUT's service (discovered once per run).
+    func discover(_ runtime: HostRuntime, _ handle: UInt16, again: Bool = false) throws -> DiscoveredService {
+        if let discovered, !again { return discovered }
+        guard case .service(let service) = try runtime.perform(.discover(handle: handle, service: binding.service), until: .now + options.operationTimeout) else {
+            throw GATTDriverError.setup("discovery answered something else")
+        }
+        discovered = service
+        return service
+    }
+
+    /// A runtime failure is the adapter's (environment) or, for operation-level errors, the
+    /// peer's; the caller decides for the latter.
+    func adapterError(_ adapter: TesterAdapter, _ error: RadioError) -> GATTDriverError {
+        .adapter(adapter.runtime.transport.name, error)
+    }
+
+    func markFailed(_ text: String) { if adapterFailure == nil { adapterFailure = text } }
+
+    // MARK: DUTDriver
+
+    public func start(_ setup: DUTSetup) throws -> any DUTSession {
+        if let adapterFailure { throw TesterError("a tester adapter failed earlier in the run: \(adapterFailure)") }
+        guard let target else { throw TesterError("no target: locate the DUT before the run") }
+        let session = GATTSession(driver: self, target: target)
+        try session.drainStaleEvents()
+        return session
+    }
+}
+
+/// Why the driver could not be set up or lost an adapter.
+public enum GATTDriverError: Error, CustomStringConvertible {
+    case adapter(String, RadioError)
+    case setup(String)
+
+    public var description: String {
+        switch self {
+        case .adapter(let name, let e): "adapter \(name): \(e)"
+        case .setup(let text): text
+        }
+    }
+
+    /// Environment trouble with an adapter (the CLI says how to fix it and exits 2).
+    public var isAdapterFailure: Bool {
+        if case .adapter(_, let e) = self {
+            switch e {
+            case .transport, .controllerFailed, .eventFlood: return true
+            case .operationFailed, .timeout: return false
+            }
+        }
+        return false
+    }
+}

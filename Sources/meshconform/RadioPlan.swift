@@ -1,0 +1,131 @@
+import BLEHost
+import Conformance
+import Foundation
+import GATTDUT
+import HCITransport
+import MeshNode
+
+/// `run --adapter A --adapter B [--target ADDR]`: the DUT is a device on the air, reached
+/// through the GATT DUT driver (docs/radio.md, "The GATT DUT driver").
+extension RunCommand {
+    /// How long the listing scan runs without --target.
+    static let listingScan: Duration = .seconds(3)
+
+    func radioPlan(declared: Capabilities?, dialect: DialectName?) throws -> Plan {
+        guard !adapter.isEmpty else {
+            throw UsageError("--target and --btsnoop go with --adapter: pass one --adapter per tester identity, e.g. --adapter tcp:127.0.0.1:7001 --adapter tcp:127.0.0.1:7002")
+        }
+        if dutExec != nil || mutant != nil {
+            throw UsageError("--adapter tests a device on the air; it cannot be combined with --dut-exec or --mutant (run the mutant with `meshconform node --mutant NAME` on another adapter)")
+        }
+        guard let d = dialect ?? declared?.dialect else {
+            throw UsageError("--adapter needs the DUT's dialect: pass --dialect relay|blemesh or a --capabilities file")
+        }
+        var endpoints: [HCIEndpoint] = []
+        for moniker in adapter {
+            switch try AdapterMoniker(parsing: moniker) {
+            case .virtual: throw UsageError("--adapter virtual is the built-in node's radio: omit --adapter to test the built-in node, or give radios (hciN, tcp:HOST:PORT, unix:PATH)")
+            case .radio(let e): endpoints.append(e)
+            }
+        }
+        guard Set(adapter).count == adapter.count else {
+            throw UsageError("the same --adapter is given twice: each adapter is one tester identity, give distinct ones")
+        }
+        let wanted: BluetoothAddress?
+        do {
+            wanted = try target.map { try BluetoothAddress(string: $0, type: .random) }
+        } catch {
+            throw UsageError("--target must be a BLE address AA:BB:CC:DD:EE:FF (public or random; the type is read from its advertisements): \(error)")
+        }
+
+        var transports: [any HCITransport] = []
+        for endpoint in endpoints {
+            do {
+                var transport: any HCITransport = try endpoint.open()
+                if let btsnoop {
+                    do { transport = try CapturingTransport(transport, directory: btsnoop) } catch {
+                        transport.close()
+                        throw UsageError("--btsnoop: \(error)")
+                    }
+                }
+                transports.append(transport)
+            } catch let error as TransportError {
+                transports.forEach { $0.close() }
+                throw UsageError(error.description)
+            } catch {
+                transports.forEach { $0.close() }
+                throw error
+            }
+        }
+        let driver: GATTDriver
+        do {
+            driver = try GATTDriver.open(transports: transports, dialect: d, seed: seed)
+        } catch {
+            throw UsageError("cannot bring the tester adapters up: \(error) (is the controller running and free? Bumble controllers: one fresh set per run, docs/radio.md)")
+        }
+        do {
+            guard let wanted else {
+                let found = try driver.scan(for: Self.listingScan)
+                print("devices advertising the \(d.rawValue) service (\(driver.binding.service)), \(Self.listingScan) scan from \(adapter[0]):")
+                for a in found {
+                    print("  \(a.address.string)  \(a.address.type)  rssi \(a.rssi)  \(a.name ?? "(no name)")\(a.extended ? "  extended" : "")")
+                }
+                if found.isEmpty { print("  none") }
+                driver.close()
+                throw UsageError(found.isEmpty
+                    ? "no device advertises the \(d.rawValue) service: is the DUT on and advertising? Then pass --target ADDR"
+                    : "choose the DUT: pass --target ADDR with one of the addresses above")
+            }
+            guard try driver.locate(wanted, within: driver.options.connectTimeout) else {
+                driver.close()
+                throw UsageError("--target \(wanted.string): no connectable advertisement from it within \(driver.options.connectTimeout); run without --target to list the devices advertising the \(d.rawValue) service")
+            }
+            var caps = declared ?? Capabilities.radio(d, adapters: adapter.count)
+            caps.dialect = d
+            caps.maxLinks = min(caps.maxLinks, adapter.count)
+            if caps.upperTester {
+                print("note: upperTester is declared, but the GATT driver has no channel to the DUT's app: checks that need it are NA")
+                caps.upperTester = false
+            }
+            try learnIdentity(driver, &caps)
+            try driver.advertise()
+            return Plan(driver: driver, capabilities: [caps], radio: driver)
+        } catch let error as GATTDriverError {
+            driver.close()
+            throw UsageError("\(error)\(error.isAdapterFailure ? " (is the controller still running?)" : "")")
+        }
+    }
+
+    /// The DUT keeps its own mesh identity over the air. The capabilities file may declare it;
+    /// otherwise it is read from the binding's node id characteristic. When it is the identity
+    /// the suite assigns (`meshconform node --conformance-dut`), the probe's keys apply as is.
+    private func learnIdentity(_ driver: GATTDriver, _ caps: inout Capabilities) throws(GATTDriverError) {
+        let read = try driver.readNodeID()
+        let readText = read.uuid?.uuidString ?? read.description
+        if let declared = caps.address {
+            if declared.uppercased() != readText.uppercased() {
+                print("note: the capabilities file declares address \(declared), the DUT's node id characteristic says \(readText); using the declared one")
+            }
+            return
+        }
+        let probe: any DialectProbe = caps.dialect == .relay ? RelayProbe() : BLEMeshProbe()
+        let assigned = (try? probe.setup(capabilities: Capabilities(dialect: caps.dialect), seed: 0).address)
+        if read == assigned {
+            print("DUT identity \(readText): the one the suite assigns (meshconform node --conformance-dut)")
+            return
+        }
+        caps.address = readText
+        print("DUT identity \(readText), read from its node id characteristic" +
+              (caps.dialect == .relay && caps.publicKey == nil ? "; without its publicKey in a capabilities file, checks that send frames to the DUT are NA" : ""))
+    }
+}
+
+extension Capabilities {
+    /// Defaults for a device on the air without a capabilities file: the dialect's features,
+    /// one link per adapter, no upper tester (there is no channel to the app), and slack for
+    /// the radio path (connection events, HCI transport, the tester polling several adapters).
+    static func radio(_ dialect: DialectName, adapters: Int) -> Capabilities {
+        Capabilities(dialect: dialect, beacons: dialect == .relay, routing: dialect == .blemesh,
+                     upperTester: false, maxLinks: adapters, timingSlackMs: 150)
+    }
+}

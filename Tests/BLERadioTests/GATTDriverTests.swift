@@ -1,0 +1,82 @@
+import BLEHost
+import BLERadio
+import Conformance
+import GATTDUT
+import HCITransport
+import MeshNode
+import Testing
+
+/// The GATT DUT driver's setup paths against scripted controllers: bring-up failures end by
+/// their deadlines, the target listing shows only devices advertising the dialect's service,
+/// and a target that is not there is reported, not waited for.
+@Suite struct GATTDriverTests {
+    /// Answers every HCI command with success; after LE Set Scan Enable, plays `reports`.
+    static func willing(reports: [[UInt8]] = []) -> ScriptedTransport {
+        ScriptedTransport { packet in
+            guard case .command(let p) = packet, p.count >= 3 else { return [] }
+            let opcode = UInt16(p[0]) | UInt16(p[1]) << 8
+            var params: [UInt8] = [0x00]
+            switch opcode {
+            case 0x2003: params += [0, 0, 0, 0, 0, 0, 0, 0]
+            case 0x2002: params += [27, 0, 8]
+            case 0x1009: params += [0x55, 0x44, 0x33, 0x22, 0x11, 0xF0]
+            case 0x2060: params += [27, 0, 8, 0, 0, 0]
+            default: break
+            }
+            var out = [try! H4Packet(decoding: [0x04, 0x0E, UInt8(3 + params.count), 1, p[0], p[1]] + params)]
+            if opcode == 0x200C, p.count > 3, p[3] == 1 {   // LE Set Scan Enable (enable)
+                out += reports.map { try! H4Packet(decoding: $0) }
+            }
+            return out
+        }
+    }
+
+    /// One legacy LE advertising report (LE Meta 0x3E, sub-event 0x02).
+    static func report(_ address: [UInt8], _ ad: [UInt8], rssi: Int8 = -40) -> [UInt8] {
+        let body: [UInt8] = [0x02, 1, 0x00, 0x01] + address.reversed() + [UInt8(ad.count)] + ad + [UInt8(bitPattern: rssi)]
+        return [0x04, 0x3E, UInt8(body.count)] + body
+    }
+
+    @Test func aSilentAdapterFailsBringUpByItsDeadline() {
+        var options = GATTDriver.Options()
+        options.powerOnTimeout = .milliseconds(300)
+        let start = ContinuousClock.now
+        #expect(throws: GATTDriverError.self) {
+            _ = try GATTDriver.open(transports: [ScriptedTransport { _ in [] }], dialect: .relay, options: options)
+        }
+        #expect(ContinuousClock.now - start < .seconds(3))
+    }
+
+    @Test func theListingShowsOnlyDevicesAdvertisingTheDialectsService() throws {
+        let relayAD = AdvertisingData.forService(GATTBinding.relay.service, name: "dut")!.encoded()
+        let otherAD = AdvertisingData.forService(GATTBinding.blemesh.service)!.encoded()
+        let transport = Self.willing(reports: [
+            Self.report([0xC0, 1, 2, 3, 4, 5], relayAD, rssi: -30),
+            Self.report([0xC0, 9, 9, 9, 9, 9], otherAD),
+            Self.report([0xC0, 1, 2, 3, 4, 5], relayAD, rssi: -60),
+        ])
+        let driver = try GATTDriver.open(transports: [transport], dialect: .relay)
+        let found = try driver.scan(for: .milliseconds(200))
+        #expect(found.map(\.address.string) == ["C0:01:02:03:04:05"])
+        #expect(found.first?.name == "dut")
+        #expect(found.first?.rssi == -30)
+    }
+
+    @Test func aTargetThatDoesNotAdvertiseIsNotFoundWithinTheTimeout() throws {
+        let driver = try GATTDriver.open(transports: [Self.willing()], dialect: .blemesh)
+        let start = ContinuousClock.now
+        #expect(try driver.locate(BluetoothAddress(string: "C0:AA:BB:CC:DD:EE"), within: .milliseconds(300)) == false)
+        #expect(ContinuousClock.now - start < .seconds(3))
+        // No target: a session cannot start, and says so instead of waiting.
+        #expect(throws: TesterError.self) {
+            _ = try driver.start(DUTSetup(dialect: .blemesh, address: NodeAddress(bytes: [1]), settings: [:], seed: 1))
+        }
+    }
+
+    @Test func aTargetIsLocatedWithTheAddressTypeItAdvertises() throws {
+        let ad = AdvertisingData.forService(GATTBinding.relay.service)!.encoded()
+        let driver = try GATTDriver.open(transports: [Self.willing(reports: [Self.report([0xC0, 1, 2, 3, 4, 5], ad)])], dialect: .relay)
+        #expect(try driver.locate(BluetoothAddress(string: "C0:01:02:03:04:05", type: .public), within: .seconds(1)))
+        #expect(driver.target?.type == .random)
+    }
+}
