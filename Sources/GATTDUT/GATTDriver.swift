@@ -178,6 +178,8 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
         case .relay:
             guard value.count == 16 else { throw .setup("the DUT's node id characteristic holds \(value.count) bytes, not 16") }
             return NodeAddress(bytes: value)
+        default:
+            throw .setup("meshconform has no GATT binding for \(dialect.rawValue) yet")
         }
     }
 
