@@ -15,7 +15,8 @@ public enum FuzzRegistry {
     public static var ids: [String] { all.map(\.id) }
 
     /// What a catalog format needs beyond its codec. Formats not named get the defaults: no
-    /// context, no fixed fields (JSON formats are mutated by key), the JSON differential.
+    /// context, no fixed fields (JSON formats are mutated by key), and for JSON formats the
+    /// Foundation differential.
     static func target(for codec: FormatCodec) -> FuzzTarget {
         switch codec.id {
         case "relay.packet":
@@ -28,10 +29,16 @@ public enum FuzzRegistry {
             // One fixed key pair from the vectors: mutated ciphertexts fail authentication,
             // but nonce, length and tag handling are all reached.
             return FuzzTarget(codec: codec, context: sealedContext, layout: [BinaryField(offset: 0, width: 12, role: .type)])
-        default:
+        case _ where jsonFormats.contains(codec.id) || jsonDialects.contains(codec.dialect):
             return FuzzTarget(codec: codec, differentials: [("Foundation JSONSerialization", Differentials.foundationJSON)])
+        default:
+            return FuzzTarget(codec: codec)   // binary or text: Foundation's JSON parser has no opinion
         }
     }
+
+    /// Formats whose bytes are one JSON text, where Foundation's parser is a second opinion.
+    static let jsonDialects: Set<String> = ["blemesh", "camp", "simple"]
+    static let jsonFormats: Set<FormatID> = ["relay.frame-header", "relay.beacon"]
 
     static let sealedContext: JSONValue = .object([
         ("peerPublicKey", .string("f912aad93f10a1699fb878bb2c786034786a046fca9d83fdc3a93c4e8bfe290d")),
