@@ -80,9 +80,9 @@ struct FloodRun {
         // reference node's choices). Dedup is two tables of 4096 (relay: seen + lastSeq;
         // blemesh: seen + seenRequests); relays wait at most 1024 (20 under seed 000's policy),
         // replies another 1024; 64 reassemblies, 64 stored messages. Other: relay ack routes
-        // (4096) + links + session keys (256); blemesh routes (1024) + reverse routes (4096)
+        // (4096) + acks forwarded in the last second (1024) + links + session keys (256); blemesh routes (1024) + reverse routes (4096)
         // + links + discoveries (64).
-        let otherCap = dialect == .relay ? 4096 + 8 + 256 : 1024 + 4096 + 8 + 64
+        let otherCap = dialect == .relay ? 4096 + 1024 + 8 + 256 : 1024 + 4096 + 8 + 64
         let timerCap = 2 * 1024 + (dialect == .relay ? 1 : 64 + 64)
         let caps: [(String, Int, Int)] = [
             ("dedup entries", peak.dedupEntries, 2 * 4096),

@@ -9,6 +9,9 @@ struct HostileTraffic {
     let me: NodeAddress
     private let meID: UUID
 
+    /// Dialects this traffic generator knows how to attack (bitchat, simple, peat and camp: not yet).
+    static let dialects: [DialectName] = [.relay, .blemesh]
+
     init(dialect: DialectName, me: NodeAddress) {
         self.dialect = dialect
         self.me = me
@@ -27,6 +30,7 @@ struct HostileTraffic {
         switch dialect {
         case .relay: return relay(i, link)
         case .blemesh: return blemesh(i, link)
+        default: preconditionFailure("no hostile traffic for \(dialect) (HostileTraffic.dialects)")
         }
     }
 

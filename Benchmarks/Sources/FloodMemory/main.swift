@@ -16,7 +16,11 @@ import MeshWire
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? { arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } }
 let messageCount = Int(option("--messages") ?? "1000000")!
-let dialects = option("--dialect").map { [DialectName(rawValue: $0)!] } ?? DialectName.allCases
+let dialects = option("--dialect").map { [DialectName(rawValue: $0)!] } ?? HostileTraffic.dialects
+if let unknown = dialects.first(where: { !HostileTraffic.dialects.contains($0) }) {
+    print("FloodMemory has no hostile traffic for \(unknown) yet; it covers \(HostileTraffic.dialects.map(\.rawValue))")
+    exit(2)
+}
 /// Growth of resident memory allowed between the 20 % mark and the end: far below what a leak
 /// of even 8 bytes per message would add over 800,000 messages (6.4 MB).
 let rssSlack = 4 << 20

@@ -10,6 +10,9 @@ struct RelayEngine: DialectEngine {
     static let retention: Duration = .seconds(300)
     /// RELAY-R7.2: how long a forwarded ack is not forwarded again on the same link.
     static let ackForwardHold: Duration = .seconds(1)
+    /// Forwarded acks remembered for the hold; under a flood the oldest go first (the hold
+    /// then ends early for them, which costs at most a duplicate ack).
+    static let forwardedAckCapacity = 1024
     static let dedupCapacity = 4096
     static let maxNeighbours = 7
     static let maxPacket = 512
@@ -66,7 +69,7 @@ struct RelayEngine: DialectEngine {
         seen = DedupCache(capacity: config.faults.contains(.smallDedupCache) ? 16 : Self.dedupCapacity,
                           retention: config.faults.contains(.shortRetention) ? .seconds(10) : Self.retention)
         ackRoutes = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)
-        forwardedAcks = DedupCache(capacity: Self.dedupCapacity, retention: Self.ackForwardHold)
+        forwardedAcks = DedupCache(capacity: Self.forwardedAckCapacity, retention: Self.ackForwardHold)
         lastSeq = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)
         epoch = config.dialectSettings["epoch"].flatMap(Double.init) ?? 1_746_230_400
     }
