@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(name: "MeshNodeTests", dependencies: ["MeshNode", "MeshWire"]),
         .testTarget(name: "MeshSimTests", dependencies: ["MeshSim", "MeshNode", "MeshWire"]),
         .testTarget(name: "HCITransportTests", dependencies: ["HCITransport", "BLEHost"]),
-        .testTarget(name: "BLEHostTests", dependencies: ["BLEHost"]),
+        .testTarget(name: "BLEHostTests", dependencies: ["BLEHost", "MeshNode"]),
         .testTarget(name: "BLERadioTests", dependencies: ["BLERadio", "BLEHost", "HCITransport", "GATTDUT", "Conformance", "MeshNode"]),
         .testTarget(name: "MeshFuzzTests", dependencies: ["MeshFuzz", "PlantedBugs", "MeshWire", "MeshVectors", "Conformance", "MeshNode"]),
         .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "MeshNode", "MeshWire", "ChildProcess"]),

@@ -55,14 +55,10 @@ public final class TesterAdapter {
 
     /// A random static address (Core Vol 6 Part B 1.3.2.1: two top bits set) from the run's seed.
     static func randomStaticAddress(seed: UInt64, index: Int) -> BluetoothAddress {
-        var state = seed ^ (0x7E57_E400_0000_0000 &+ UInt64(index))
+        var random = SeededRandom(seed: seed ^ (0x7E57_E400_0000_0000 &+ UInt64(index)))
         var bytes: [UInt8] = []
         for _ in 0..<6 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            bytes.append(UInt8(truncatingIfNeeded: z ^ (z >> 31)))
+            bytes.append(UInt8(truncatingIfNeeded: random.next()))
         }
         bytes[0] |= 0xC0
         return try! BluetoothAddress(bytes: bytes, type: .random)

@@ -68,7 +68,7 @@ struct NodeCommand: ParsableCommand {
             throw UsageError(error.description)
         }
         if let duration, !(duration > 0) { throw UsageError("--duration must be a positive number of seconds") }
-        var rng = SplitMix(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var nodeAddress: NodeAddress
         if let address {
             guard let uuid = UUID(uuidString: address) else { throw UsageError("--address must be a UUID, e.g. 6B1E2C4A-0000-4000-8000-000000000001") }
@@ -145,15 +145,3 @@ private func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-/// A small deterministic generator for default identities (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

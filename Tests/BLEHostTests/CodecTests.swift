@@ -1,5 +1,6 @@
 import Testing
 @testable import BLEHost
+import MeshNode
 
 /// Byte sequences below were produced by Google Bumble's own serialisers (bumble 0.0.x in the
 /// radio worktree's venv: `bytes(hci.HCI_LE_Connection_Complete_Event(...))` and friends), not
@@ -136,7 +137,7 @@ import Testing
         #expect(code { _ = try H4Packet(decoding: hex("04 0e 03 01 03 0c 00")) } == .lengthMismatch)
         let stream = hex("04 0e 04 01 03 0c 00") + hex("02 01 20 03 00 aa bb cc") + hex("04 05 04 00 01 00 13")
         // Every chunking gives the same three packets.
-        var rng = SplitMix64(seed: 7)
+        var rng = SeededRandom(seed: 7)
         for _ in 0..<200 {
             var d = H4Deframer()
             var packets: [H4Packet] = []

@@ -1,5 +1,6 @@
 import Testing
 @testable import BLEHost
+import MeshNode
 
 /// The fuzz smoke that runs in `swift test`: every host parser over 100k mutated inputs from a
 /// fixed seed. Oracles: no trap (the test process survives), and for every accepted input the
@@ -24,7 +25,7 @@ import Testing
         "l2cap.le-signal": [hex("12 01 08 00 18 00 28 00 00 00 f4 01"), hex("01 01 02 00 00 00"), hex("13 02 02 00 00 00")],
     ]
 
-    static func mutate(_ input: [UInt8], _ rng: inout SplitMix64, corpus: [[UInt8]]) -> [UInt8] {
+    static func mutate(_ input: [UInt8], _ rng: inout SeededRandom, corpus: [[UInt8]]) -> [UInt8] {
         var b = input
         for _ in 0..<(1 + rng.below(4)) {
             switch rng.below(9) {
@@ -52,7 +53,7 @@ import Testing
     func parserSurvivesMutationsAndRoundTrips(_ id: String) throws {
         let parser = try #require(HostParsers.parser(id: id))
         let corpus = try #require(Self.seeds[id])
-        var rng = SplitMix64(seed: 0x5EED_0000 ^ UInt64(id.utf8.reduce(0) { $0 &* 31 &+ Int($1) } & 0xFFFF))
+        var rng = SeededRandom(seed: 0x5EED_0000 ^ UInt64(id.utf8.reduce(0) { $0 &* 31 &+ Int($1) } & 0xFFFF))
         var accepted = 0, refused: [HostWireError.Code: Int] = [:]
         for seed in corpus { #expect(parser.roundTrip(seed) == seed, "seed \(hexString(seed)) is canonical") }
         for _ in 0..<Self.runsPerParser {
@@ -85,7 +86,7 @@ import Testing
         _ = try b.host.registerService(GATTBinding.blemesh.serviceDefinition(nodeID: Array("X".utf8)))
         b.connection(1, role: .peripheral)
         b.autoAnswer = false
-        var rng = SplitMix64(seed: 42)
+        var rng = SeededRandom(seed: 42)
         let aclSeeds: [[UInt8]] = [hex("01 20 07 00 03 00 04 00 0a 03 00"), hex("01 20 09 00 05 00 04 00 12 04 00 01 00"),
                                    hex("01 20 0b 00 07 00 04 00 16 03 00 00 00 aa bb"), hex("01 20 05 00 01 00 04 00 18"),
                                    hex("01 20 0b 00 07 00 04 00 10 01 00 ff ff 00 28")]

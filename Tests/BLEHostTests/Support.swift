@@ -1,4 +1,5 @@
 import BLEHost
+import MeshNode
 
 /// Bytes from hex text; spaces allowed.
 func hex(_ s: String) -> [UInt8] {
@@ -20,17 +21,8 @@ func code(_ f: () throws -> Void) -> HostWireError.Code? {
     do { try f(); return nil } catch let e as HostWireError { return e.code } catch { return nil }
 }
 
-/// A deterministic PRNG (SplitMix64) so fuzz runs repeat exactly.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// Fuzz runs repeat exactly: the project's seeded generator, drawn below a bound.
+extension SeededRandom {
     mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(next() % UInt64(n)) }
 }
 

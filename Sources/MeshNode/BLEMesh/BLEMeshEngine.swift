@@ -388,8 +388,7 @@ struct BLEMeshEngine: DialectEngine {
         }
         let sends = chunkSends(relayed, on: targets)
         // BLEMESH-R10: jitter by degree (mutant late-relay: three times the window's end).
-        let window = config.faults.contains(.lateRelay) ? JitterWindow(minimum: jitter.maximum * 3, maximum: jitter.maximum * 3) : jitter
-        return scheduler.relay(sends, key: key, degree: links.count, window: window, now: now, rng: &rng, timers: &timers)
+        return scheduler.relay(sends, key: key, degree: links.count, window: jitter.relays(under: config.faults), now: now, rng: &rng, timers: &timers)
     }
 
     /// BLEMESH-R8: K = ceil(sqrt(N)) + 1 of N candidates, uniformly at random; all when K >= N.

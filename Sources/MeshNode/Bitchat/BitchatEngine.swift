@@ -220,13 +220,9 @@ struct BitchatEngine: DialectEngine {
         var bytes = original
         bytes[2] = newTTL
         let sends = sendAll([bytes], except: config.faults.contains(.relayToSender) ? nil : link)
-        return scheduler.relay(sends, key: key, degree: links.count, window: relayJitter, now: now, rng: &rng, timers: &timers)
+        return scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: config.faults), now: now, rng: &rng, timers: &timers)
     }
 
-    private var relayJitter: JitterWindow {
-        guard config.faults.contains(.lateRelay) else { return Self.jitter }
-        return JitterWindow(minimum: Self.jitter.maximum * 3, maximum: Self.jitter.maximum * 3)
-    }
 
     private mutating func refuse() {
         dropped += 1

@@ -53,4 +53,9 @@ struct JitterWindow: Hashable, Sendable {
     static func milliseconds(_ low: Int64, _ high: Int64) -> JitterWindow {
         JitterWindow(minimum: .milliseconds(low), maximum: .milliseconds(high))
     }
+
+    /// The window relays use under `faults`: the late-relay mutant waits three times its end.
+    func relays(under faults: Set<Fault>) -> JitterWindow {
+        faults.contains(.lateRelay) ? JitterWindow(minimum: maximum * 3, maximum: maximum * 3) : self
+    }
 }

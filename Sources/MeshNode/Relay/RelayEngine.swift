@@ -261,7 +261,7 @@ struct RelayEngine: DialectEngine {
         if !back.contains(link), back.count < Self.maxNeighbours + 1 { back.append(link) }
         ackRoutes.update(header.seq, value: back, at: now)
         // RELAY-R6: leaves within the jitter window.
-        return scheduler.relay(actions, key: key, degree: links.count, window: relayJitter, now: now, rng: &rng, timers: &timers)
+        return scheduler.relay(actions, key: key, degree: links.count, window: Self.jitter.relays(under: config.faults), now: now, rng: &rng, timers: &timers)
     }
 
     private mutating func frameForMe(_ header: FrameHeader, body: [UInt8], key: SeenKey, on link: LinkID, at now: Instant) -> [NodeAction] {
@@ -350,15 +350,9 @@ struct RelayEngine: DialectEngine {
         let packet = RelayPacket.beacon(relayed).encoded()
         let sends = sendAll(packet, except: config.faults.contains(.relayToSender) ? nil : link)
         // RELAY-R10.5: never delivered, never acked.
-        return ack + scheduler.relay(sends, key: key, degree: links.count, window: relayJitter, now: now, rng: &rng, timers: &timers)
+        return ack + scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: config.faults), now: now, rng: &rng, timers: &timers)
     }
 
-    /// RELAY-R6's window for relays (frames and beacons); the late-relay mutant waits three
-    /// times its end.
-    private var relayJitter: JitterWindow {
-        guard config.faults.contains(.lateRelay) else { return Self.jitter }
-        return JitterWindow(minimum: Self.jitter.maximum * 3, maximum: Self.jitter.maximum * 3)
-    }
 
     /// RELAY-R12: an input refused by a decoder or dropped as nonsense changes no state; the
     /// crash-on-refused mutant stops answering instead.

@@ -138,13 +138,9 @@ struct SimpleEngine: DialectEngine {
         }
         let sends = sendAll(bytes, except: config.faults.contains(.relayToSender) ? nil : link)
         let degree = config.faults.contains(.flatProbability) ? 0 : links.count
-        return scheduler.relay(sends, key: message.dedupKey, degree: degree, window: relayJitter, now: now, rng: &rng, timers: &timers)
+        return scheduler.relay(sends, key: message.dedupKey, degree: degree, window: Self.jitter.relays(under: config.faults), now: now, rng: &rng, timers: &timers)
     }
 
-    private var relayJitter: JitterWindow {
-        guard config.faults.contains(.lateRelay) else { return Self.jitter }
-        return JitterWindow(minimum: Self.jitter.maximum * 3, maximum: Self.jitter.maximum * 3)
-    }
 
     private mutating func refuse() {
         dropped += 1

@@ -107,17 +107,7 @@ public struct PeatPeerKey: Sendable {
     public let bytes: [UInt8]
 
     public init(privateKey: [UInt8], peerPublicKey: [UInt8], nodes: (UInt32, UInt32)) throws(WireError) {
-        let secret: SharedSecret
-        do {
-            let mine = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: privateKey)
-            let theirs = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: peerPublicKey)
-            secret = try mine.sharedSecretFromKeyAgreement(with: theirs)
-        } catch {
-            throw WireError(.badKey, "X25519 keys must be 32 bytes")
-        }
-        guard secret.withUnsafeBytes({ $0.contains { $0 != 0 } }) else {
-            throw WireError(.badKey, "peer public key is a low-order point (all-zero shared secret)")
-        }
+        let secret = try X25519Agreement.sharedSecret(privateKey: privateKey, peerPublicKey: peerPublicKey)
         var salt = ByteWriter(capacity: 8)
         salt.writeU32LE(min(nodes.0, nodes.1))
         salt.writeU32LE(max(nodes.0, nodes.1))

@@ -62,19 +62,7 @@ public struct SessionKey: Sendable {
     var key: SymmetricKey { SymmetricKey(data: bytes) }
 
     public init(privateKey: [UInt8], peerPublicKey: [UInt8]) throws(WireError) {
-        let secret: SharedSecret
-        do {
-            let mine = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: privateKey)
-            let theirs = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: peerPublicKey)
-            secret = try mine.sharedSecretFromKeyAgreement(with: theirs)
-        } catch {
-            throw WireError(.badKey, "X25519 keys must be 32 bytes")
-        }
-        // A low-order peer key gives an all-zero secret that anyone can compute (RFC 7748
-        // section 6.1); swift-crypto does not refuse it, so we do.
-        guard secret.withUnsafeBytes({ $0.contains { $0 != 0 } }) else {
-            throw WireError(.badKey, "peer public key is a low-order point (all-zero shared secret)")
-        }
+        let secret = try X25519Agreement.sharedSecret(privateKey: privateKey, peerPublicKey: peerPublicKey)
         let key = secret.hkdfDerivedSymmetricKey(using: SHA256.self, salt: Data(), sharedInfo: Data(), outputByteCount: 32)
         bytes = key.withUnsafeBytes { Array($0) }
     }
