@@ -216,6 +216,8 @@ struct PeatEngine: DialectEngine {
         var bytes = envelope.encoded()
         if !config.faults.contains(.noTTLDecrement) { bytes[Self.hopOffset] = envelope.hop &+ 1 }
         if config.faults.contains(.clampTTL) { bytes[Self.maxHopsOffset] = min(envelope.maxHops, Self.defaultMaxHops) }
+        // Mutant relay-ttl-one on a spent budget: raises max_hops to keep the envelope valid.
+        if envelope.hop >= budget { bytes[Self.maxHopsOffset] = envelope.hop &+ 1 }
         let sends = sendAll(bytes, except: config.faults.contains(.relayToSender) ? nil : link)
         return scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: config.faults),
                                now: now, rng: &rng, timers: &timers)
@@ -265,5 +267,5 @@ extension Fault {
     /// The generic mutants the peat reference node carries (its own are listed in `dialects`).
     static let carriedByPeat: Set<Fault> = [.noDedup, .noTTLDecrement, .relayTTLOne, .relayToSender, .crashOnTruncated,
                                              .crashOnRefused, .lateRelay, .clampTTL, .dedupByOrigin, .relayOwn,
-                                             .smallDedupCache, .shortRetention]
+                                             .smallDedupCache, .shortRetention, .doubleDeliver]
 }
