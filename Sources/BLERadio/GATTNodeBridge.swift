@@ -1,6 +1,7 @@
 import BLEHost
 import Foundation
 import MeshNode
+import MeshWire
 
 /// Runs a MeshNode reference node as a GATT peripheral of its dialect's binding
 /// (docs/dialects/*.md, "GATT binding"): each central that connects is one link; a write to
@@ -72,8 +73,17 @@ public final class GATTNodeBridge {
     public static func nodeIDValue(_ address: NodeAddress, dialect: DialectName) -> [UInt8] {
         switch dialect {
         case .blemesh: Array((address.uuid?.uuidString ?? address.description).utf8)   // 36 bytes, uppercase
+        case .peat: PeatDocument(version: 1, nodeID: address.peatNode).encoded()        // a document naming the node (PEAT-G1)
         default: address.bytes                                                           // 16 raw bytes
         }
+    }
+
+    /// The identity a peat node id value (a read of the document characteristic) names: a
+    /// plain document's `node_id`; nil for anything else (an encrypted document needs the
+    /// mesh secret).
+    public static func peatAddress(fromNodeIDValue value: [UInt8]) -> NodeAddress? {
+        guard case .document(let document)? = try? PeatValue(decoding: value) else { return nil }
+        return NodeAddress(peatNode: document.nodeID)
     }
 
     /// Registers the service, powers the controller on with `randomAddress` and starts
@@ -187,6 +197,11 @@ public final class GATTNodeBridge {
                 } else {
                     try runtime.submit(.notify(handle: handle, valueHandle: packetValueHandle, value: bytes))
                     notes(.sent(link, bytes: bytes.count))
+                }
+                // PEAT-G1: a read returns the node's current document, the last one it wrote
+                // (it writes every change, and at least every 2 s, to every link).
+                if node.dialect == .peat, bytes.first.map({ !(PeatWire.frameMarkers ~= $0) || $0 == PeatWire.encryptedMarker }) == true {
+                    runtime.setValue(bytes, valueHandle: packetValueHandle)
                 }
             case .setTimer(let id, let at):
                 nodeTimers[id] = at
