@@ -41,10 +41,15 @@ public final class PeatProbe: DialectProbe {
     }
 
     public func setup(capabilities: Capabilities, seed: UInt64) throws -> DUTSetup {
-        // A DUT keeps the id the tester assigns: peat's identity is a setting, not a key.
-        dutAddress = NodeAddress(peatNode: Self.dutID)
+        // The id the tester assigns (peat's identity is a setting, not a key), unless the DUT
+        // keeps its own: then its address as read over the air, the id's 4 bytes in hex.
+        if let declared = capabilities.address.flatMap(Hex.decode), declared.count == 4, declared != [0, 0, 0, 0] {
+            dutAddress = NodeAddress(bytes: declared)
+        } else {
+            dutAddress = NodeAddress(peatNode: Self.dutID)
+        }
         nextSeq = seed % 1_000_000 * 1000
-        let settings = ["nodeId": String(Self.dutID), "meshId": Self.meshID]
+        let settings = ["nodeId": String(dutAddress.peatNode), "meshId": Self.meshID]
         return DUTSetup(dialect: .peat, address: dutAddress, settings: settings, seed: seed)
     }
 
