@@ -81,9 +81,14 @@ struct FloodRun {
         // blemesh: seen + seenRequests); relays wait at most 1024 (20 under seed 000's policy),
         // replies another 1024; 64 reassemblies, 64 stored messages. Other: relay ack routes
         // (4096) + acks forwarded in the last second (1024) + links + session keys (256); blemesh routes (1024) + reverse routes (4096)
-        // + links + discoveries (64).
-        let otherCap = dialect == .relay ? 4096 + 1024 + 8 + 256 : 1024 + 4096 + 8 + 64
-        let timerCap = 2 * 1024 + (dialect == .relay ? 1 : 64 + 64)
+        // + links + discoveries (64); peat links + the document's counter and ack entries, each at
+        // least 5 of the 512 bytes the document must fit in (one timer: the document period).
+        let otherCap = switch dialect {
+        case .relay: 4096 + 1024 + 8 + 256
+        case .peat: 8 + 512 / 5
+        default: 1024 + 4096 + 8 + 64
+        }
+        let timerCap = 2 * 1024 + (dialect == .relay || dialect == .peat ? 1 : 64 + 64)
         let caps: [(String, Int, Int)] = [
             ("dedup entries", peak.dedupEntries, 2 * 4096),
             ("scheduled relays", peak.scheduledRelays, 1024),
