@@ -2,6 +2,7 @@ import ArgumentParser
 import Conformance
 import Foundation
 import MeshFuzz
+import MeshNode
 import MeshVectors
 import MeshWire
 
@@ -20,6 +21,10 @@ extension FuzzCommand {
         guard jobs == 1 else { throw UsageError("--jobs is for in-process campaigns; over the air one tester writes to one DUT (drop --jobs)") }
         guard batch >= 1, maxTime > 0, runs.map({ $0 >= 1 }) ?? true else { throw UsageError("--batch, --max-time and --runs must be positive") }
 
+        let name = try parseDialect(dialect)
+        guard DialectName.probed.contains(name) else {
+            throw UsageError("dialect \(dialect) has no conformance probe yet, so no liveness probe to fuzz a DUT over the air with; dialects with one: \(DialectName.probed.map(\.rawValue).joined(separator: ", ")) (its decoders: `meshconform fuzz \(dialect).<format>`)")
+        }
         var arguments = ["--dialect", dialect, "--seed", String(seed)] + adapter.flatMap { ["--adapter", $0] }
         for (flag, value) in [("--target", target), ("--dut-exec", dutExec), ("--mutant", mutant), ("--capabilities", capabilities), ("--btsnoop", btsnoop)] {
             if let value { arguments += [flag, value] }

@@ -53,7 +53,7 @@ final class FuzzedDUT {
         do {
             session = try driver.start(try probe.setup(capabilities: capabilities, seed: seed))
         } catch let e as DUTFailure {
-            return .failure(.failed("could not start the DUT: \(e.description)"))
+            return .failure(.failed(e.description))
         } catch {
             throw FuzzStopped("could not start the DUT: \(error)")
         }
