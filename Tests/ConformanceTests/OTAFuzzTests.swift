@@ -37,7 +37,7 @@ struct OTAFuzzTests {
         let summary = campaign.run()
         #expect(summary.exitStatus == 1, "\(summary.text)")
         let finding = try #require(summary.findings.first, "\(summary.text)")
-        #expect(finding.kind == "silent" && finding.reproduction == .batch, "\(finding)")
+        #expect(finding.kind == "silent" && finding.reproduction == .batch && finding.minimised, "\(finding)")
         // 1. Minimised to one input, which the unit format's decoder refuses as truncated.
         #expect(finding.sequence.count == 1 && finding.originalInputs > 1, "\(finding.sequence)")
         let codec = try #require(OTAFuzzCampaign.unitFormat(of: dialect).flatMap(FormatCatalog.codec))
@@ -103,24 +103,42 @@ struct OTAFuzzTests {
                                           configuration: Self.configuration(findings, inputs: 2000)).run()
         #expect(summary.exitStatus == 1, "\(summary.text)")
         let finding = try #require(summary.findings.first)
-        #expect(finding.reproduction == .notTried && finding.sequence.count == finding.originalInputs && finding.trials == 0)
+        #expect(finding.reproduction == .notTried && !finding.minimised && finding.sequence.count == finding.originalInputs && finding.trials == 1)
         #expect(FindingStore.inputs(in: finding.path).map(Hex.encode) == finding.sequence)
         #expect(summary.inconclusive?.contains("after reconnecting") == true, "\(summary.inconclusive ?? "")")
+    }
+
+    /// A device that comes back fresh after a reconnection is replayed against like a fresh
+    /// DUT (each trial first shows it alive), so the death is minimised over the air too.
+    @Test func aDeviceThatComesBackFreshIsMinimised() throws {
+        let findings = Self.folder("fresh-when-idle")
+        defer { try? FileManager.default.removeItem(atPath: findings) }
+        var config = Self.configuration(findings, inputs: 2000)
+        config.stopOnFinding = true
+        let summary = try OTAFuzzCampaign(driver: ReconnectingDriver(faults: [.crashOnTruncated], freshWhenIdle: true),
+                                          capabilities: .referenceNode(.relay), configuration: config).run()
+        let finding = try #require(summary.findings.first, "\(summary.text)")
+        #expect(summary.inconclusive == nil && finding.minimised && finding.decoderVerdicts == ["truncated"], "\(summary.text)")
     }
 }
 
 /// Like a device on the air: every `start` reconnects to the same node, whose state (a crash
-/// included) carries over.
+/// included) carries over, unless it starts afresh when idle (`meshconform node --fresh-when-idle`).
+/// Either way the driver does not promise a fresh DUT.
 final class ReconnectingDriver: DUTDriver, @unchecked Sendable {
     let faults: Set<Fault>
+    let freshWhenIdle: Bool
     private var node: VirtualSession?
 
-    init(faults: Set<Fault>) { self.faults = faults }
+    init(faults: Set<Fault>, freshWhenIdle: Bool = false) {
+        self.faults = faults
+        self.freshWhenIdle = freshWhenIdle
+    }
 
     var name: String { "one persistent mutant" }
 
     func start(_ setup: DUTSetup) throws -> any DUTSession {
-        if let node { return node }
+        if let node, !freshWhenIdle { return node }
         let session = try VirtualDriver(faults: faults).start(setup) as! VirtualSession
         node = session
         return session

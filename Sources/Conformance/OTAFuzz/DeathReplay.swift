@@ -7,28 +7,38 @@ import MeshFuzz
 struct DeathReplay {
     let driver: any DUTDriver
     let capabilities: Capabilities
-    /// One seed for every replay, so the DUT's own random choices are the same in each trial.
+    /// The seed of the session the death happened in: with a fresh DUT per trial, every
+    /// replay repeats its random choices (the DUT's and the probe's).
     let seed: UInt64
+    /// Carried over from the campaign and back, so no two liveness messages share a sequence.
+    private(set) var livenessSequence: UInt64
     private(set) var trials = 0
 
-    init(driver: any DUTDriver, capabilities: Capabilities, seed: UInt64) {
+    init(driver: any DUTDriver, capabilities: Capabilities, seed: UInt64, livenessSequence: UInt64 = FuzzedDUT.firstLivenessSequence) {
         self.driver = driver
         self.capabilities = capabilities
         self.seed = seed
+        self.livenessSequence = livenessSequence
     }
 
     /// Whether writing `sequence` to a fresh DUT leaves it dead (by either kind of death).
-    /// A driver that only reconnects first has to show the DUT alive, else the trial means
-    /// nothing and the fuzzer stops.
+    /// A driver that only reconnects (a device on the air: it may come back fresh, as
+    /// `meshconform node --fresh-when-idle` does, or not) first has to show the DUT alive,
+    /// else the trial means nothing and the fuzzer stops.
     mutating func kills(_ sequence: [[UInt8]]) throws(FuzzStopped) -> Bool {
         trials += 1
         let dut: FuzzedDUT
-        switch try FuzzedDUT.start(driver: driver, capabilities: capabilities, seed: seed) {
+        // A device that keeps state across connections must not see the probe's ids again.
+        let trialSeed = driver.startsFreshDUT ? seed : Runner.seed(seed, "replay \(trials)")
+        switch try FuzzedDUT.start(driver: driver, capabilities: capabilities, seed: trialSeed, livenessSequence: livenessSequence) {
         case .success(let d): dut = d
         case .failure(let death):
             throw FuzzStopped("the DUT could not be started again for a replay: \(death.reason)")
         }
-        defer { _ = dut.close() }
+        defer {
+            livenessSequence = dut.livenessSequence
+            _ = dut.close()
+        }
         if !driver.startsFreshDUT, let death = try dut.liveness() {
             throw FuzzStopped("the DUT does not answer after reconnecting (\(death.reason)); it cannot be restarted from here: restart it and rerun (findings so far are saved)")
         }

@@ -8,7 +8,8 @@ public struct OTAFinding: Codable, Sendable, Equatable {
         /// Nothing replayed on a fresh DUT killed it again (a timing effect, or state from
         /// before the session); the batch is kept as it was.
         case notReproduced = "not-reproduced"
-        /// The driver cannot start a fresh DUT (a device on the air): the batch is kept as it was.
+        /// The DUT could not be replayed against (a device on the air that stays dead after
+        /// reconnecting): the batch is kept as it was.
         case notTried = "not-tried"
     }
 
@@ -28,6 +29,8 @@ public struct OTAFinding: Codable, Sendable, Equatable {
     public var originalInputs: Int
     public var originalBytes: Int
     public var reproduction: Reproduction
+    /// Whether `sequence` is the minimised one (else it is the batch as it was).
+    public var minimised: Bool
     /// Replays on a fresh DUT that minimising cost.
     public var trials: Int
     /// The DUT's diagnostics when it died (stderr tail of a process).
@@ -36,6 +39,4 @@ public struct OTAFinding: Codable, Sendable, Equatable {
     public var path: String
     /// Later deaths that minimised to the same signature (not saved again).
     public var duplicates: Int
-
-    public var minimised: Bool { reproduction == .batch || reproduction == .history }
 }

@@ -177,32 +177,39 @@ public final class OTAFuzzCampaign {
         var finding = OTAFinding(dialect: dialect, dut: driver.name, kind: death.kind, reason: death.reason, signature: "",
                                  sequence: batch.map(Hex.encode), decoderVerdicts: batch.map(verdict),
                                  originalInputs: batch.count, originalBytes: batch.reduce(0) { $0 + $1.count },
-                                 reproduction: .notTried, trials: 0, diagnostics: diagnostics, path: "", duplicates: 0)
+                                 reproduction: .notTried, minimised: false, trials: 0, diagnostics: diagnostics, path: "", duplicates: 0)
         finding.signature = signature(death, finding.decoderVerdicts, minimised: false)
         finding.path = try store.save(batch, finding, name: String(rawName))
-        guard driver.startsFreshDUT else {
-            // On the air the device is only reconnected: nothing can be replayed from scratch.
-            record(finding)
-            return
+        var replay = DeathReplay(driver: driver, capabilities: capabilities, seed: sessionSeed, livenessSequence: livenessSequence)
+        defer {
+            summary.replays += replay.trials
+            livenessSequence = replay.livenessSequence
         }
-        var replay = DeathReplay(driver: driver, capabilities: capabilities, seed: sessionSeed)
-        defer { summary.replays += replay.trials }
         let killing: [[UInt8]]
-        if try replay.kills(batch) {
-            killing = batch
-            finding.reproduction = .batch
-        } else if history.count > batch.count, try replay.kills(history) {
-            killing = history
-            finding.reproduction = .history
-        } else {
-            finding.reproduction = .notReproduced
+        let minimal: [[UInt8]]
+        do {
+            if try replay.kills(batch) {
+                killing = batch
+                finding.reproduction = .batch
+            } else if history.count > batch.count, try replay.kills(history) {
+                killing = history
+                finding.reproduction = .history
+            } else {
+                finding.reproduction = .notReproduced
+                finding.trials = replay.trials
+                finding.path = try store.save(batch, finding, name: String(rawName))
+                record(finding)
+                return
+            }
+            minimal = try replay.minimise(killing, sequenceBudget: configuration.sequenceBudget, byteBudget: configuration.byteBudget)
+        } catch {
+            // The DUT could not be replayed against (a device that stays dead after
+            // reconnecting): the batch as it was is the finding, and the campaign ends.
             finding.trials = replay.trials
-            finding.signature = signature(death, finding.decoderVerdicts, minimised: false)
-            finding.path = try store.save(batch, finding, name: String(rawName))
             record(finding)
-            return
+            throw error
         }
-        let minimal = try replay.minimise(killing, sequenceBudget: configuration.sequenceBudget, byteBudget: configuration.byteBudget)
+        finding.minimised = true
         finding.sequence = minimal.map(Hex.encode)
         finding.decoderVerdicts = minimal.map(verdict)
         finding.originalInputs = killing.count

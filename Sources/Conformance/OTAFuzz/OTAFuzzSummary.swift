@@ -30,7 +30,7 @@ public struct OTAFuzzSummary: Codable, Sendable {
             lines.append("FOUND \(f.kind) DUT: \(f.signature)")
             lines.append("  reason: \(f.reason.prefix(300))")
             let shown = f.sequence.prefix(4).map { "\($0.prefix(96))\($0.count > 96 ? "..." : "")" }
-            lines.append("  sequence (\(f.sequence.count) input\(f.sequence.count == 1 ? "" : "s") from \(f.originalInputs), \(f.reproduction.rawValue)): \(shown.joined(separator: " "))\(f.sequence.count > 4 ? " ..." : "")")
+            lines.append("  sequence (\(f.sequence.count) input\(f.sequence.count == 1 ? "" : "s") from \(f.originalInputs), reproduced: \(f.reproduction.rawValue)\(f.minimised ? ", minimised" : "")): \(shown.joined(separator: " "))\(f.sequence.count > 4 ? " ..." : "")")
             lines.append("  saved: \(f.path)\(f.duplicates > 0 ? "; \(f.duplicates) more with the same signature" : "")")
         }
         if let inconclusive { lines.append("INCONC: \(inconclusive)") }
