@@ -74,6 +74,17 @@ expect 1 'ttlOutOfRange'       -- "$bin" encode simple.message '{"id":"a","sende
 expect 0 'bitchat dialect'     -- "$bin" sim --dialect bitchat --topology ring --nodes 6 --messages 2 --settle 1
 expect 0 'simple dialect'      -- "$bin" sim --dialect simple --topology ring --nodes 6 --messages 2 --settle 1
 expect 2 'no conformance checks yet' -- "$bin" run --dialect bitchat
+
+# fuzz --dialect: over-the-air fuzzing (exit 0 nothing found, 1 found, 2 bad use or a DUT that cannot be fuzzed)
+ota=$(mktemp -d)
+expect 1 'silent after [truncated]' -- "$bin" fuzz --dialect relay --mutant crash-on-truncated --runs 2000 --stop-on-finding --findings "$ota"
+expect 0 '2000 inputs, 0 finding(s)' -- "$bin" fuzz --dialect relay --runs 2000 --findings "$ota"
+expect 2 'not both'            -- "$bin" fuzz relay.packet --dialect relay --findings "$ota"
+expect 2 'unknown dialect'     -- "$bin" fuzz --dialect zigbee --findings "$ota"
+expect 2 'no conformance probe' -- "$bin" fuzz --dialect bitchat --findings "$ota"
+expect 2 'name its dialect'    -- "$bin" fuzz --dut-exec cat --findings "$ota"
+expect 2 'could not be fuzzed' -- "$bin" fuzz --dialect relay --dut-exec 'exit 0' --findings "$ota"
+rm -rf "$ota"
 rm -f "$caps" "$bad"
 
 echo "cli-contract: $passes passed, $fails failed"

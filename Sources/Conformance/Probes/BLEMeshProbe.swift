@@ -46,6 +46,8 @@ public final class BLEMeshProbe: DialectProbe {
     public init() {}
 
     /// blemesh relays broadcasts (BLEMESH-R6.4), so the neutral checks use them.
+    public var unitFormat: FormatID? { "blemesh.chunk" }
+
     public var relayedDestination: Party? { nil }
 
     public func setup(capabilities: Capabilities, seed: UInt64) throws -> DUTSetup {

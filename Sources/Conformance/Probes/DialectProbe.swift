@@ -117,4 +117,13 @@ public protocol DialectProbe: AnyObject {
     func hear(_ bytes: [UInt8], on link: LinkID) -> HeardPacket?
     /// A one-line description of a unit for the evidence.
     func describe(_ bytes: [UInt8]) -> String
+    /// The catalog format of one unit (default: nil; see below).
+    var unitFormat: FormatID? { get }
+}
+
+extension DialectProbe {
+    /// The catalog format of one unit on a link (what `units(of:via:)` returns), so fuzzing over
+    /// the air can aim format-aware mutations at it and name why an input was refused; nil: the
+    /// inputs get generic mutations only.
+    public var unitFormat: FormatID? { nil }
 }
