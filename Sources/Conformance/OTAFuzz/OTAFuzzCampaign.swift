@@ -121,7 +121,9 @@ public final class OTAFuzzCampaign {
             let count = min(configuration.batchSize, (configuration.maxInputs ?? .max) - summary.inputs)
             let batch = (0..<count).map { _ in mutator.mutate(rng.pick(seeds), other: rng.pick(seeds), rng: &rng).bytes }
             history += batch
+            let uncarried = dut.uncarried
             var death = try dut.write(batch)
+            summary.uncarried += dut.uncarried - uncarried
             if death == nil { death = try dut.liveness() }
             summary.inputs += batch.count
             summary.batches += 1
