@@ -67,7 +67,7 @@ extension FuzzCommand {
         print(summary.text)
         if let json {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             do { try encoder.encode(summary).write(to: URL(fileURLWithPath: json), options: .atomic) } catch {
                 throw UsageError("cannot write \(json): \(error.localizedDescription)")
             }
