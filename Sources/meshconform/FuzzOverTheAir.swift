@@ -72,7 +72,7 @@ extension FuzzCommand {
                 throw UsageError("cannot write \(json): \(error.localizedDescription)")
             }
         }
-        if let failure = plan.radio?.adapterFailure {
+        if summary.findings.isEmpty, let failure = plan.radio?.adapterFailure {
             throw UsageError("a tester adapter failed: \(failure) (is the controller still running?)")
         }
         switch summary.exitStatus {

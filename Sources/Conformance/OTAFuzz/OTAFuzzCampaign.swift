@@ -171,8 +171,8 @@ public final class OTAFuzzCampaign {
         return dut
     }
 
-    /// A death: the batch is saved at once as it was, then (where the driver starts fresh
-    /// DUTs) reproduced, minimised, classified and saved under its signature.
+    /// A death: the batch is saved at once as it was, then reproduced and minimised on fresh
+    /// (or reconnected and alive) DUTs, classified, and saved under its signature.
     private func found(_ death: DUTDeath, batch: [[UInt8]], history: [[UInt8]], diagnostics: String?) throws(FuzzStopped) {
         let dialect = capabilities.dialect.rawValue
         let rawName = "unminimised-" + CorpusStore.name(of: batch.flatMap { $0 }).prefix(16)
