@@ -4,7 +4,7 @@
 # node --conformance-dut` (plus NODE ARGS, e.g. --mutant crash-on-truncated --fresh-when-idle) on
 # the third, and `meshconform fuzz --dialect DIALECT --adapter A --adapter B --target NODE` on the
 # other two, findings and btsnoop captures in .build/radio/ota-DIALECT/. Exits with fuzz's status
-# (0 nothing found, 1 found, 2 could not fuzz); prints both logs. Not part of ci/test (docs/fuzzing.md).
+# (0 nothing found, 1 found, 2 could not fuzz); prints both logs. ci/test runs it once (docs/fuzzing.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . ci/lib.sh
