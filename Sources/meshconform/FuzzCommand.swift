@@ -37,7 +37,7 @@ struct FuzzCommand: ParsableCommand {
     @Option(name: .customLong("max-time"), help: "Wall-clock seconds for the whole campaign (split over the formats).")
     var maxTime: Double = 60
 
-    @Option(help: "Executions per format (over all jobs); default: until --max-time.")
+    @Option(help: "Executions per format (over all jobs; over the air: inputs written); default: until --max-time.")
     var runs: Int?
 
     @Option(help: "Worker processes per format.")
@@ -52,7 +52,7 @@ struct FuzzCommand: ParsableCommand {
     @Option(name: .customLong("memory-mb"), help: "Address space a worker may grow by, MiB: more is an allocation failure.")
     var memoryMB = 2048
 
-    @Flag(name: .customLong("stop-on-finding"), help: "End each format's run at its first finding.")
+    @Flag(name: .customLong("stop-on-finding"), help: "End each format's run (over the air: the campaign) at its first finding.")
     var stopOnFinding = false
 
     @Option(help: "Write the JSON summary to this file (for CI).")

@@ -67,12 +67,12 @@ extension FuzzCommand {
         print(summary.text)
         if let json {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             do { try encoder.encode(summary).write(to: URL(fileURLWithPath: json), options: .atomic) } catch {
                 throw UsageError("cannot write \(json): \(error.localizedDescription)")
             }
         }
-        if let failure = plan.radio?.adapterFailure {
+        if summary.findings.isEmpty, let failure = plan.radio?.adapterFailure {
             throw UsageError("a tester adapter failed: \(failure) (is the controller still running?)")
         }
         switch summary.exitStatus {

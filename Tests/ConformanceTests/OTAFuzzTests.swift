@@ -171,4 +171,24 @@ struct OTAFuzzProcessTests {
         #expect(String(decoding: input, as: UTF8.self).contains("1e999"), "\(finding.sequence)")
         #expect(FindingStore.inputs(in: finding.path) == [input])
     }
+
+    /// The same bug as a hang: the DUT stops reading and never exits. Every wait is bounded,
+    /// so the hang is a `silent` finding, minimised like the crash, and the tool ends.
+    @Test func aHangingDUTIsAFindingNotAHungTool() throws {
+        let findings = OTAFuzzTests.folder("hang")
+        defer { try? FileManager.default.removeItem(atPath: findings) }
+        var config = OTAFuzzTests.configuration(findings, inputs: 3000)
+        config.stopOnFinding = true
+        config.sequenceBudget = 24
+        config.byteBudget = 0
+        var caps = Capabilities.process(.relay)
+        caps.timingSlackMs = 40
+        let driver = ProcessDriver(command: Self.fragile + " --hang", stopGrace: .milliseconds(100))
+        let started = ContinuousClock.now
+        let summary = try OTAFuzzCampaign(driver: driver, capabilities: caps, configuration: config).run()
+        let finding = try #require(summary.findings.first, "\(summary.text)")
+        #expect(finding.kind == "silent" && finding.sequence.count == 1, "\(finding)")
+        #expect(finding.sequence.first.flatMap(Hex.decode).map { String(decoding: $0, as: UTF8.self).contains("1e999") } == true)
+        #expect(ContinuousClock.now - started < .seconds(120))
+    }
 }

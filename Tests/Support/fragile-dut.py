@@ -7,10 +7,14 @@ probe. It has one planted bug: a unit holding the text 1e999 (a JSON number beyo
 range) makes it exit with status 3, as a parser that trusts its float conversion would. Any
 other input, however broken, is forwarded and survives.
 
+--hang makes the bug a hang instead: after that unit it reads nothing more and never exits
+(until it is killed), as a parser stuck in a loop would.
+
 Needs only the Python standard library.
 """
 import json
 import sys
+import time
 
 MAGIC = b"1e999"
 
@@ -21,6 +25,7 @@ def say(message):
 
 
 def main():
+    hang = "--hang" in sys.argv[1:]
     links = set()
     for line in sys.stdin:
         line = line.strip()
@@ -38,6 +43,9 @@ def main():
             unit = bytes.fromhex(message["hex"])
             if MAGIC in unit:
                 sys.stderr.write("fragile-dut: float overflow parsing %d-byte unit\n" % len(unit))
+                sys.stderr.flush()
+                while hang:
+                    time.sleep(60)
                 sys.exit(3)
             for link in sorted(links - {message["link"]}):
                 say({"type": "tx", "link": link, "hex": message["hex"]})

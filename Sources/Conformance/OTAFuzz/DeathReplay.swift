@@ -55,8 +55,8 @@ struct DeathReplay {
             var inputs = Minimiser<[UInt8]>(budget: sequenceBudget)
             var current = try inputs.minimise(sequence) { try replay.kills($0) }
             // The byte budget is shared out over the inputs that survived.
-            let perInput = max(1, byteBudget / max(1, current.count))
-            for index in current.indices where current[index].count >= 2 {
+            let perInput = byteBudget / max(1, current.count)
+            for index in current.indices where perInput > 0 && current[index].count >= 2 {
                 var bytes = Minimiser<UInt8>(budget: perInput)
                 let before = current
                 current[index] = try bytes.minimise(current[index]) { candidate in

@@ -26,7 +26,7 @@ struct FindingStore {
                 try CorpusStore.atomicWrite(input, to: "\(temporary)/\(Self.inputName(i))")
             }
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             try CorpusStore.atomicWrite(Array(try encoder.encode(record)) + [0x0a], to: "\(temporary)/finding.json")
         } catch {
             throw FuzzStopped("cannot save a finding under \(parent): \(error) (check --findings)")

@@ -41,6 +41,8 @@ final class FuzzedDUT {
     /// successive sessions never repeat one: a device on the air keeps its de-duplication
     /// cache across reconnections and would take a repeat for a duplicate.
     private(set) var livenessSequence: UInt64
+    /// Inputs the link refused to carry (the transport's size limit).
+    private(set) var uncarried = 0
 
     /// Starts a DUT through `driver` and links testers 1 and 2 to it. A DUT that cannot be
     /// started or linked is a `DUTDeath`; a tester-side problem is `FuzzStopped`.
@@ -77,10 +79,13 @@ final class FuzzedDUT {
 
     /// Tester 1 writes each input, then the tester waits the dialect's quiet period so the
     /// DUT has handled them all (what it sends meanwhile is read and dropped). nil: it took
-    /// them; otherwise how it died on them.
+    /// them; otherwise how it died on them. An input the link cannot carry (over 512 bytes on
+    /// GATT) is left out, the same way on every replay, and counted in `uncarried`.
     func write(_ inputs: [[UInt8]]) throws(FuzzStopped) -> DUTDeath? {
         try guarded {
-            for input in inputs { try context.write(input, from: 1) }
+            for input in inputs {
+                do { try context.write(input, from: 1) } catch is CheckNotApplicable { uncarried += 1 }
+            }
             _ = try context.observe(for: context.parameters.quietPeriod)
         }
     }

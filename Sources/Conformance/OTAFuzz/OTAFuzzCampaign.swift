@@ -121,7 +121,9 @@ public final class OTAFuzzCampaign {
             let count = min(configuration.batchSize, (configuration.maxInputs ?? .max) - summary.inputs)
             let batch = (0..<count).map { _ in mutator.mutate(rng.pick(seeds), other: rng.pick(seeds), rng: &rng).bytes }
             history += batch
+            let uncarried = dut.uncarried
             var death = try dut.write(batch)
+            summary.uncarried += dut.uncarried - uncarried
             if death == nil { death = try dut.liveness() }
             summary.inputs += batch.count
             summary.batches += 1
@@ -169,8 +171,8 @@ public final class OTAFuzzCampaign {
         return dut
     }
 
-    /// A death: the batch is saved at once as it was, then (where the driver starts fresh
-    /// DUTs) reproduced, minimised, classified and saved under its signature.
+    /// A death: the batch is saved at once as it was, then reproduced and minimised on fresh
+    /// (or reconnected and alive) DUTs, classified, and saved under its signature.
     private func found(_ death: DUTDeath, batch: [[UInt8]], history: [[UInt8]], diagnostics: String?) throws(FuzzStopped) {
         let dialect = capabilities.dialect.rawValue
         let rawName = "unminimised-" + CorpusStore.name(of: batch.flatMap { $0 }).prefix(16)

@@ -8,6 +8,8 @@ public struct OTAFuzzSummary: Codable, Sendable {
     public var batchSize: Int
     public var batches = 0
     public var inputs = 0
+    /// Inputs the tester's link could not carry (GATT values over 512 bytes): not sent.
+    public var uncarried = 0
     public var seconds = 0.0
     /// DUT sessions started while fuzzing (the first, restarts after deaths, periodic fresh
     /// sessions), not counting the replays of minimising.
@@ -25,7 +27,7 @@ public struct OTAFuzzSummary: Codable, Sendable {
     public var exitStatus: Int32 { !findings.isEmpty ? 1 : inconclusive != nil ? 2 : 0 }
 
     public var text: String {
-        var lines = ["\(dialect) over the air against \(dut): \(inputs) inputs in \(batches) batches of \(batchSize), \(String(format: "%.1f", seconds)) s (\(Int(inputsPerSecond))/s), \(dutStarts) DUT starts, \(replays) replays"]
+        var lines = ["\(dialect) over the air against \(dut): \(inputs) inputs in \(batches) batches of \(batchSize)\(uncarried > 0 ? " (\(uncarried) too long for the link, not sent)" : ""), \(String(format: "%.1f", seconds)) s (\(Int(inputsPerSecond))/s), \(dutStarts) DUT starts, \(replays) replays"]
         for f in findings {
             lines.append("FOUND \(f.kind) DUT: \(f.signature)")
             lines.append("  reason: \(f.reason.prefix(300))")
