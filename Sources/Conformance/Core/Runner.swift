@@ -127,6 +127,7 @@ extension DialectName {
         case .relay: RelayProbe()
         case .blemesh: BLEMeshProbe()
         case .bitchat, .simple: nil
+        case .camp: CampProbe()
         }
     }
 

@@ -53,6 +53,7 @@ public struct ProbeMessage: Sendable {
 public enum DialectValue: Sendable {
     case relay(RelayPacket)
     case blemesh(MessageEnvelope)
+    case camp(CampMessage)
 }
 
 /// A user message the DUT sent, as the tester reads it.
