@@ -5,10 +5,12 @@ import MeshWire
 extension ROB {
     static let campChecks = [bi30]
 
-    static let bi30 = Check("ROB/BI-30", "refuses BLEMessages the page forbids (bad id, empty ids, unknown type, over 512 bytes, bad confirmation or announcement), relays none, and goes on",
+    static let bi30 = Check("ROB/BI-30", "refuses BLEMessages the page forbids (bad id, empty ids, unknown type, bad confirmation, announcement or location, ISO date), relays none, and goes on",
                             dialects: [.camp], needs: [.relay, .links(2)], rules: ["CAMP-W1", "CAMP-W2", "CAMP-W3", "CAMP-W4", "CAMP-R7"]) { t in
         let camp = try t.probe(CampProbe.self)
-        // 1. The tester writes broadcasts from S1 that break one rule each.
+        // 1. The tester writes broadcasts from S1 that break one rule each. (None is over 512
+        //    bytes: a GATT value cannot be, so such an input would make the check NA on the air;
+        //    the camp.message vectors hold the tooLarge case.)
         func value(id: String? = nil, sender: String? = nil, recipient: String = CampMessage.broadcast, type: String = "text",
                    content: String = "hello", timestamp: String = "767923200", extra: String = "") -> [UInt8] {
             let text = "{\"content\":\"\(content)\",\"id\":\"\(id ?? camp.newID())\",\"messageType\":\"\(type)\","
@@ -21,7 +23,6 @@ extension ROB {
             ("an empty senderID", value(sender: "")),
             ("an empty recipientID", value(recipient: "")),
             ("an unknown messageType", value(type: "ping")),
-            ("a value of more than 512 bytes", value(content: String(repeating: "x", count: 520))),
             ("a deliveryConfirmation addressed to broadcast", value(type: "deliveryConfirmation", content: camp.newID())),
             ("a deliveryConfirmation with empty content (the app's retry path)", value(recipient: camp.userID(.stranger(2)), type: "deliveryConfirmation", content: "")),
             ("a campAnnouncement whose content is not a camp.protocol message", value(type: "campAnnouncement", content: "{}")),

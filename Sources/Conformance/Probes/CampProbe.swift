@@ -59,14 +59,14 @@ public final class CampProbe: DialectProbe {
         guard let content = String(validating: spec.payload, as: UTF8.self) else {
             throw CheckNotApplicable("camp content is text; the payload is not UTF-8")
         }
-        return probeMessage(CampMessage(id: newID(), senderID: userID(spec.origin), senderName: name(spec.origin),
+        return probeMessage(CampMessage(id: newID(), senderID: userID(spec.origin), senderName: spec.origin.displayName,
                                         recipientID: spec.destination.map(userID) ?? CampMessage.broadcast,
                                         kind: .text, content: content, timestamp: Self.timestamp))
     }
 
     /// The delivery confirmation `by` sends for `message` (CAMP-R5): a new message addressed to its sender.
     public func confirmation(of messageID: String, to recipient: Party, by sender: Party) -> ProbeMessage {
-        probeMessage(CampMessage(id: newID(), senderID: userID(sender), senderName: name(sender), recipientID: userID(recipient),
+        probeMessage(CampMessage(id: newID(), senderID: userID(sender), senderName: sender.displayName, recipientID: userID(recipient),
                                  kind: .deliveryConfirmation, content: messageID, timestamp: Self.timestamp))
     }
 
@@ -114,13 +114,5 @@ public final class CampProbe: DialectProbe {
         for n in 1...8 where userID(.tester(n)) == user { return "T\(n)" }
         for n in 1...9 where userID(.stranger(n)) == user { return "S\(n)" }
         return user
-    }
-
-    private func name(_ party: Party) -> String {
-        switch party {
-        case .dut: "DUT"
-        case .tester(let n): "meshconform T\(n)"
-        case .stranger(let n): "meshconform S\(n)"
-        }
     }
 }

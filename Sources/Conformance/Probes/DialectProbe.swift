@@ -9,6 +9,18 @@ public enum Party: Hashable, Sendable {
     case dut
 }
 
+extension Party {
+    /// The name a probe gives the party where its dialect carries one (blemesh originName,
+    /// camp senderName).
+    public var displayName: String {
+        switch self {
+        case .dut: "DUT"
+        case .tester(let n): "meshconform T\(n)"
+        case .stranger(let n): "meshconform S\(n)"
+        }
+    }
+}
+
 /// What a check wants sent, in dialect-neutral terms; the probe turns it into wire bytes.
 public struct MessageSpec: Sendable {
     public var origin: Party

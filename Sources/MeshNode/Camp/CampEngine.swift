@@ -18,11 +18,10 @@ struct CampEngine: DialectEngine {
     private var scheduler: RelayScheduler<String>
     private var seen: DedupCache<String, Void>
     private var retries = CampRetryQueue()
-    private var links: Set<LinkID> = []
+    private var links = LinkSet()
+    private var refusals: RefusalFaults
     /// Seconds since 1970 at `Instant.zero` (setting `epoch`).
     private let epoch: Double
-    private var crashed = false
-    private(set) var dropped = 0
     private(set) var counters = NodeCounters()
 
     init(config: NodeConfig, seed: UInt64) {
@@ -34,6 +33,7 @@ struct CampEngine: DialectEngine {
         seen = DedupCache(capacity: config.faults.contains(.smallDedupCache) ? 16 : Self.dedupCapacity,
                           retention: config.faults.contains(.shortRetention) ? .seconds(10) : Self.retention)
         epoch = config.dialectSettings["epoch"].flatMap(Double.init) ?? 1_746_230_400
+        refusals = RefusalFaults(config.faults)
     }
 
     var stateSize: NodeStateSize {
@@ -47,19 +47,15 @@ struct CampEngine: DialectEngine {
     }
 
     mutating func handle(_ event: NodeEvent, at now: Instant) -> [NodeAction] {
-        guard !crashed else { return [] }
+        // Link events only update the link table.
+        guard !refusals.crashed, !links.track(event) else { return [] }
         switch event {
         case .received(let bytes, let link): return receive(bytes, on: link, at: now)
-        case .linkUp(let link, _):
-            links.insert(link)
-            return []
-        case .linkDown(let link):
-            links.remove(link)
-            return []
         case .timer(let id):
             if let due = retries.due(id) { return resend(due, at: now) }
-            return (scheduler.fire(id) ?? []).filter(isLive)
+            return (scheduler.fire(id) ?? []).filter(links.isLive)
         case .command(.send(let payload, let destination)): return originate(payload, to: destination, at: now)
+        case .linkUp, .linkDown: return []
         }
     }
 
@@ -70,20 +66,14 @@ struct CampEngine: DialectEngine {
 
     private mutating func originate(_ payload: [UInt8], to destination: NodeAddress?, at now: Instant) -> [NodeAction] {
         // BLEMessage content is text: a payload that is not UTF-8 cannot be sent.
-        guard let content = String(validating: payload, as: UTF8.self) else {
-            dropped += 1
-            return []
-        }
+        guard let content = String(validating: payload, as: UTF8.self) else { return [] }
         let message = CampMessage(id: rng.uuid().uuidString, senderID: userID, senderName: userName,
                                   recipientID: destination?.campUserID ?? CampMessage.broadcast, kind: .text,
                                   content: content, timestamp: timestamp(now))
         let bytes = message.encoded()
-        guard bytes.count <= CampMessage.maxSize else {   // CAMP-W1: one value, no chunking
-            dropped += 1
-            return []
-        }
+        guard bytes.count <= CampMessage.maxSize else { return [] }   // CAMP-W1: one value, no chunking
         seen.insert(message.id, at: now)
-        var actions = sendAll(bytes, except: nil)
+        var actions = links.sendAll(bytes, except: nil)
         // CAMP-R6: a directed message waits for its confirmation, resent until it comes.
         if !message.isBroadcast, !config.faults.contains(.noRetry) {
             let timer = timers.make()
@@ -100,7 +90,7 @@ struct CampEngine: DialectEngine {
             message.content = ""   // the app's retry path (camp.md section 6, difference 4)
             bytes = message.encoded()
         }
-        var actions = sendAll(bytes, except: nil)
+        var actions = links.sendAll(bytes, except: nil)
         let done = due.resends + 1
         if done < CampRetryQueue.maxResends {
             let timer = timers.make()
@@ -116,21 +106,8 @@ struct CampEngine: DialectEngine {
     // MARK: receiving
 
     private mutating func receive(_ bytes: [UInt8], on link: LinkID, at now: Instant) -> [NodeAction] {
-        guard links.contains(link) else { return [] }
-        let message: CampMessage
-        do {
-            message = try CampMessage(decoding: bytes[...])
-        } catch {
-            // CAMP-R7: a refused value changes no state.
-            refuse()
-            if config.faults.contains(.crashOnTruncated), error.code == .truncated { crashed = true }
-            return []
-        }
-        // Mutant canonical-only: refuses valid JSON that is not written the way it would write it.
-        if config.faults.contains(.canonicalOnly), message.encoded() != bytes {
-            refuse()
-            return []
-        }
+        // CAMP-R7: a refused value changes no state.
+        guard links.contains(link), let message = refusals.decode(bytes, as: CampMessage.self) else { return [] }
         let isConfirmation = message.kind == .deliveryConfirmation
         let forMe = message.recipientID == userID
         let key = config.faults.contains(.dedupByOrigin) ? message.senderID : message.id
@@ -198,22 +175,8 @@ struct CampEngine: DialectEngine {
     private mutating func relay(_ message: CampMessage, original: [UInt8], key: String, on link: LinkID, at now: Instant) -> [NodeAction] {
         // Mutant rewrite-relay: relays its own encoding of the message, not the bytes it got.
         let bytes = config.faults.contains(.rewriteRelay) ? message.encoded() : original
-        let sends = sendAll(bytes, except: config.faults.contains(.relayToSender) ? nil : link)
+        let sends = links.sendAll(bytes, except: config.faults.contains(.relayToSender) ? nil : link)
         return scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: config.faults),
                                now: now, rng: &rng, timers: &timers)
-    }
-
-    private mutating func refuse() {
-        dropped += 1
-        if config.faults.contains(.crashOnRefused) { crashed = true }
-    }
-
-    private func isLive(_ action: NodeAction) -> Bool {
-        if case .send(_, let link) = action { return links.contains(link) }
-        return true
-    }
-
-    private func sendAll(_ bytes: [UInt8], except ingress: LinkID?) -> [NodeAction] {
-        links.sorted().filter { $0 != ingress }.map { .send(bytes, on: $0) }
     }
 }
