@@ -76,7 +76,20 @@ public struct GATTBinding: Hashable, Sendable {
         writeRule: .writeCommandWhenItFits,
         requestedMTU: 517, maxValueSize: 512, localNamePrefix: "BLEMesh-")
 
-    public static let all: [GATTBinding] = [.relay, .blemesh]
+    /// docs/dialects/camp.md section 4: Robot Heart's UUIDs with their invalid `RH` made `00`.
+    /// The presence characteristic plays the node id's part: its JSON names the user id.
+    public static let camp = GATTBinding(
+        dialect: "camp",
+        service: try! BluetoothUUID(string: "0001B218-15A8-461F-9FA8-5DCAE273EAFD"),
+        packet: Characteristic(uuid: try! BluetoothUUID(string: "0002C69E-4993-11ED-B878-0242AC120002"),
+                               properties: [.write, .notify], purpose: "one camp.message per ATT value"),
+        nodeID: Characteristic(uuid: try! BluetoothUUID(string: "0003D6D2-129E-4DAD-A1DD-7866124401E7"),
+                               properties: [.read], purpose: "presence: JSON {userID, userName, campID?, timestamp}"),
+        optional: [],
+        writeRule: .writeRequestLongWhenNeeded,
+        requestedMTU: 517, maxValueSize: 512, localNamePrefix: nil)
+
+    public static let all: [GATTBinding] = [.relay, .blemesh, .camp]
 
     public static func forDialect(_ name: String) -> GATTBinding? { all.first { $0.dialect == name } }
 

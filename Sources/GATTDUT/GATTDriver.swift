@@ -4,6 +4,7 @@ import Conformance
 import Foundation
 import HCITransport
 import MeshNode
+import MeshWire
 
 /// A DUT on the air: a device that serves the dialect's GATT binding (docs/dialects/<d>.md),
 /// reached through one HCI adapter per tester identity (docs/radio.md, "The GATT DUT driver").
@@ -142,7 +143,8 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
     }
 
     /// Connects the first adapter to the target and reads the dialect's node id characteristic
-    /// (relay: 16 raw bytes; blemesh: the device id as a 36-character UUID string).
+    /// (relay: 16 raw bytes; blemesh: the device id as a 36-character UUID string; camp: the
+    /// presence JSON's userID).
     public func readNodeID() throws(GATTDriverError) -> NodeAddress {
         guard let target, let adapter = adapters.first else { throw .setup("no target located") }
         let runtime = adapter.runtime
@@ -178,6 +180,13 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
         case .relay:
             guard value.count == 16 else { throw .setup("the DUT's node id characteristic holds \(value.count) bytes, not 16") }
             return NodeAddress(bytes: value)
+        case .camp:
+            // CAMP-G1: the presence characteristic's JSON names the user id (CAMP-R1).
+            guard let presence = try? JSONFields(parsing: value[...], context: "presence"),
+                  let user = try? presence.string("userID"), !user.isEmpty else {
+                throw .setup("the DUT's presence characteristic holds \(value.count) bytes that are not JSON with a userID")
+            }
+            return NodeAddress(campUserID: user)
         default:
             throw .setup("meshconform has no GATT binding for \(dialect.rawValue) yet")
         }

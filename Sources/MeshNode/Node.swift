@@ -52,4 +52,5 @@ public enum DialectName: String, CaseIterable, Sendable {
     case blemesh
     case bitchat
     case simple
+    case camp
 }

@@ -95,10 +95,20 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case flatProbability = "flat-probability"
     case noRelayFields = "no-relay-fields"
     case noDenseCap = "no-dense-cap"
+    // camp only: relay byte for byte (CAMP-R4), confirmation (CAMP-R5) and retry (CAMP-R6).
+    case rewriteRelay = "rewrite-relay"
+    case confirmConfirmations = "confirm-confirmations"
+    case noRetry = "no-retry"
+    case retryEmptyContent = "retry-empty-content"
+    case fixedRetryInterval = "fixed-retry-interval"
 
     /// The dialects whose reference node carries this deviation. Elsewhere the mutant is the
     /// reference node itself, so mutant tables and mutant tests skip it there.
     public var dialects: Set<DialectName> {
+        Self.carriedByCamp.contains(self) ? dialectsBesidesCamp.union([.camp]) : dialectsBesidesCamp
+    }
+
+    private var dialectsBesidesCamp: Set<DialectName> {
         switch self {
         case .laxAck, .seqViaDouble, .acceptForged, .noBeacon, .beaconType46, .noBeaconRelay, .relayHop255, .ackBeacons:
             [.relay]
@@ -112,6 +122,8 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
             [.bitchat]
         case .noCancel, .flatProbability, .noRelayFields, .noDenseCap:
             [.simple]
+        case .rewriteRelay, .confirmConfirmations, .noRetry, .retryEmptyContent, .fixedRetryInterval:
+            []
         // Carried by the bitchat and simple engines too; listed there once their dialects have
         // conformance probes (until then no check could catch them: MeshNodeTests do).
         default:
@@ -176,6 +188,11 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .flatProbability: "relays with probability 1 whatever its degree (SIMPLE-R6)"
         case .noRelayFields: "relays with relayCount, isRelayed and lastRelay unchanged (SIMPLE-R4.3)"
         case .noDenseCap: "keeps TTL 5 on nodes with more than 4 links (SIMPLE-R5 caps it at 3)"
+        case .rewriteRelay: "relays its own re-encoding of a message instead of the bytes it received (CAMP-R4)"
+        case .confirmConfirmations: "answers a delivery confirmation with a confirmation of its own (CAMP-R5)"
+        case .noRetry: "never resends an unconfirmed directed message (CAMP-R6)"
+        case .retryEmptyContent: "resends with empty content, as the app's retry path does (CAMP-R6)"
+        case .fixedRetryInterval: "resends every 30 s instead of backing off by 1.5 (CAMP-R6)"
         }
     }
 }

@@ -9,8 +9,8 @@ struct HostileTraffic {
     let me: NodeAddress
     private let meID: UUID
 
-    /// Dialects this traffic generator knows how to attack (bitchat, simple, peat and camp: not yet).
-    static let dialects: [DialectName] = [.relay, .blemesh]
+    /// Dialects this traffic generator knows how to attack (bitchat, simple and peat: not yet).
+    static let dialects: [DialectName] = [.relay, .blemesh, .camp]
 
     init(dialect: DialectName, me: NodeAddress) {
         self.dialect = dialect
@@ -30,6 +30,7 @@ struct HostileTraffic {
         switch dialect {
         case .relay: return relay(i, link)
         case .blemesh: return blemesh(i, link)
+        case .camp: return camp(i, link)
         default: preconditionFailure("no hostile traffic for \(dialect) (HostileTraffic.dialects)")
         }
     }
@@ -91,5 +92,33 @@ struct HostileTraffic {
             return [.received(chunk.encoded(), on: link)]
         }
         return Chunker.chunks(of: e).map { .received($0.encoded(), on: link) }
+    }
+
+    // MARK: camp
+
+    private func camp(_ i: Int, _ link: LinkID) -> [NodeEvent] {
+        // Every 1000th: the app sends to a new user (the retry queue, CAMP-R6).
+        if i % 1000 == 999 { return [.command(.send(payload: Array("hi".utf8), to: Self.address(UInt32(i), tag: 7)))] }
+        let sender = Self.id(i % 997, tag: 1).uuidString
+        func message(_ n: Int, to recipient: String, kind: CampMessage.Kind = .text, content: String = "hello") -> [UInt8] {
+            CampMessage(id: Self.id(n, tag: 5).uuidString, senderID: sender, senderName: "o", recipientID: recipient,
+                        kind: kind, content: content, timestamp: 767_923_200 + Double(n) / 1000).encoded()
+        }
+        let bytes: [UInt8]
+        switch i % 8 {
+        case 0, 1, 2:   // broadcasts with fresh ids: delivered and relayed (cache, relay queue)
+            bytes = message(i, to: CampMessage.broadcast)
+        case 3:         // directed elsewhere: relayed
+            bytes = message(i, to: Self.id(i, tag: 2).uuidString)
+        case 4:         // to me: delivered and confirmed (replies queue)
+            bytes = message(i, to: me.campUserID)
+        case 5:         // confirmations for me of ids I never sent: matched against the retry queue
+            bytes = message(i, to: me.campUserID, kind: .deliveryConfirmation, content: Self.id(i, tag: 9).uuidString)
+        case 6:         // a value cut short: refused, no state
+            bytes = Array(message(i, to: CampMessage.broadcast).prefix(40))
+        default:        // a copy of a message seen 7 inputs ago: a duplicate
+            bytes = message(i - 7, to: CampMessage.broadcast)
+        }
+        return [.received(bytes, on: link)]
     }
 }

@@ -3,4 +3,5 @@
 public enum Catalog {
     public static let all: [Check] = RLY.checks + RLY.blemeshChecks + DDP.checks + DDP.blemeshChecks + ACK.checks + ACK.blemeshChecks
         + FRG.checks + RTE.checks + BCN.checks + ROB.checks + ROB.blemeshChecks
+        + RLY.campChecks + ACK.campChecks + ROB.campChecks
 }

@@ -6,7 +6,7 @@ enum RLY {
     static let checks = [bv01, bv02, bv03, bv04, bv05, bv06, bv07, bv08, bv09, bv10]
 
     static let bv01 = Check("RLY/BV-01", "relays a message for another node once per other link, TTL one less, body untouched",
-                            needs: [.relay, .links(3)], rules: ["RELAY-R5.3", "RELAY-R5.4", "BLEMESH-R7", "BLEMESH-R8"]) { t in
+                            dialects: DialectName.withTTL, needs: [.relay, .links(3)], rules: ["RELAY-R5.3", "RELAY-R5.4", "BLEMESH-R7", "BLEMESH-R8"]) { t in
         // 1. Three testers link to the DUT.
         try t.connect(3)
         // 2. T1 sends a message from a stranger, not addressed to the DUT, with TTL 3.
@@ -64,12 +64,12 @@ enum RLY {
     }
 
     static let bv04 = Check("RLY/BV-04", "does not relay a message whose TTL budget is spent (TTL 1)",
-                            needs: [.relay, .links(2)], rules: ["RELAY-R5.3", "BLEMESH-R7"]) { t in
+                            dialects: DialectName.withTTL, needs: [.relay, .links(2)], rules: ["RELAY-R5.3", "BLEMESH-R7"]) { t in
         try expectNotRelayed(t, ttl: 1)
     }
 
     static let bv05 = Check("RLY/BV-05", "does not relay a message with TTL 0, and keeps relaying after it",
-                            needs: [.relay, .links(2)], rules: ["RELAY-R5.3", "RELAY-R12", "BLEMESH-R7", "BLEMESH-R19"]) { t in
+                            dialects: DialectName.withTTL, needs: [.relay, .links(2)], rules: ["RELAY-R5.3", "RELAY-R12", "BLEMESH-R7", "BLEMESH-R19"]) { t in
         try expectNotRelayed(t, ttl: 0)
     }
 
@@ -89,7 +89,7 @@ enum RLY {
     }
 
     static let bv06 = Check("RLY/BV-06", "honours a TTL above the dialect's default as received (no clamp)",
-                            needs: [.relay, .links(2)], rules: ["RELAY-R5.5", "BLEMESH-R7"]) { t in
+                            dialects: DialectName.withTTL, needs: [.relay, .links(2)], rules: ["RELAY-R5.5", "BLEMESH-R7"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
         // 2. T1 sends a message for another node with a TTL four above the default.

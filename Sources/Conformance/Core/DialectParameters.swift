@@ -51,6 +51,13 @@ public struct DialectParameters: Sendable {
             DialectParameters(relayWindow: .milliseconds(10) ... .milliseconds(100), responseWindow: .milliseconds(100),
                               defaultTTL: 5, dedupRetention: .seconds(300), dedupCapacity: 1000,
                               beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: nil)
+        case .camp:
+            // camp.md section 5: camp.jitter.max, camp.dedup.*, camp.message.max. BLEMessage has
+            // no TTL (CAMP-R3): defaultTTL is 0, used by no check camp runs. Confirmations leave
+            // within the jitter window (CAMP-R5).
+            DialectParameters(relayWindow: .zero ... .milliseconds(100), responseWindow: .milliseconds(100),
+                              defaultTTL: 0, dedupRetention: .seconds(300), dedupCapacity: 1000,
+                              beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: nil)
         }
     }
 

@@ -9,6 +9,18 @@ public enum Party: Hashable, Sendable {
     case dut
 }
 
+extension Party {
+    /// The name a probe gives the party where its dialect carries one (blemesh originName,
+    /// camp senderName).
+    public var displayName: String {
+        switch self {
+        case .dut: "DUT"
+        case .tester(let n): "meshconform T\(n)"
+        case .stranger(let n): "meshconform S\(n)"
+        }
+    }
+}
+
 /// What a check wants sent, in dialect-neutral terms; the probe turns it into wire bytes.
 public struct MessageSpec: Sendable {
     public var origin: Party
@@ -53,6 +65,7 @@ public struct ProbeMessage: Sendable {
 public enum DialectValue: Sendable {
     case relay(RelayPacket)
     case blemesh(MessageEnvelope)
+    case camp(CampMessage)
 }
 
 /// A user message the DUT sent, as the tester reads it.

@@ -33,7 +33,7 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     }
 
     /// A random (version 4) UUID.
-    mutating func uuid() -> UUID {
+    public mutating func uuid() -> UUID {
         var b = bytes(16)
         b[6] = (b[6] & 0x0F) | 0x40
         b[8] = (b[8] & 0x3F) | 0x80
