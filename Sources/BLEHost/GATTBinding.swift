@@ -89,14 +89,34 @@ public struct GATTBinding: Hashable, Sendable {
         writeRule: .writeRequestLongWhenNeeded,
         requestedMTU: 517, maxValueSize: 512, localNamePrefix: nil)
 
-    public static let all: [GATTBinding] = [.relay, .blemesh, .camp]
+    /// docs/dialects/peat.md section 5. One characteristic carries every value (PEAT-G1), and a
+    /// read of it returns the node's document, whose `node_id` is the node's identity: it is
+    /// the node id characteristic too.
+    public static let peat = GATTBinding(
+        dialect: "peat",
+        service: try! BluetoothUUID(string: "F47AC10B-58CC-4372-A567-0E02B2C3D479"),
+        packet: Characteristic(uuid: try! BluetoothUUID(string: "F47AC10B-58CC-4372-A567-0E02B2C30003"),
+                               properties: [.read, .write, .notify], purpose: "document characteristic: one PEAT-W1 value per ATT value; a read returns the node's document"),
+        nodeID: Characteristic(uuid: try! BluetoothUUID(string: "F47AC10B-58CC-4372-A567-0E02B2C30003"),
+                               properties: [.read, .write, .notify], purpose: "the same characteristic: the document read from it names the node (node_id)"),
+        optional: [],
+        writeRule: .writeRequestLongWhenNeeded,
+        requestedMTU: 251, maxValueSize: 512, localNamePrefix: "PEAT_")
+
+    public static let all: [GATTBinding] = [.relay, .blemesh, .camp, .peat]
 
     public static func forDialect(_ name: String) -> GATTBinding? { all.first { $0.dialect == name } }
 
     /// The tester's GATT service for this dialect: the packet characteristic (with CCCD when it
-    /// notifies) holding an empty value, and the node id characteristic holding `nodeID`.
+    /// notifies) holding an empty value, and the node id characteristic holding `nodeID`. Where
+    /// the two are one characteristic (peat), it holds `nodeID`.
     public func serviceDefinition(nodeID value: [UInt8]) -> GATTServiceDefinition {
-        GATTServiceDefinition(uuid: service, characteristics: [
+        if nodeID.uuid == packet.uuid {
+            return GATTServiceDefinition(uuid: service, characteristics: [
+                GATTCharacteristicDefinition(uuid: packet.uuid, properties: packet.properties, value: value, maxLength: maxValueSize),
+            ])
+        }
+        return GATTServiceDefinition(uuid: service, characteristics: [
             GATTCharacteristicDefinition(uuid: packet.uuid, properties: packet.properties, value: [], maxLength: maxValueSize),
             GATTCharacteristicDefinition(uuid: nodeID.uuid, properties: nodeID.properties, value: value, maxLength: maxValueSize),
         ])

@@ -59,7 +59,7 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
         guard let binding = GATTBinding.forDialect(dialect.rawValue) else {
             throw .setup("dialect \(dialect.rawValue) has no GATT binding")
         }
-        let probe: any DialectProbe = dialect == .relay ? RelayProbe() : BLEMeshProbe()
+        guard let probe = dialect.makeProbe() else { throw .setup("dialect \(dialect.rawValue) has no conformance probe") }
         var adapters: [TesterAdapter] = []
         for (i, transport) in transports.enumerated() {
             let link = LinkID(i + 1)
@@ -187,6 +187,11 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
                 throw .setup("the DUT's presence characteristic holds \(value.count) bytes that are not JSON with a userID")
             }
             return NodeAddress(campUserID: user)
+        case .peat:
+            guard let address = GATTNodeBridge.peatAddress(fromNodeIDValue: value) else {
+                throw .setup("the DUT's document characteristic holds \(value.count) bytes that are not a plain peat document")
+            }
+            return address
         default:
             throw .setup("meshconform has no GATT binding for \(dialect.rawValue) yet")
         }

@@ -101,6 +101,13 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case noRetry = "no-retry"
     case retryEmptyContent = "retry-empty-content"
     case fixedRetryInterval = "fixed-retry-interval"
+    // peat only: hop budget (PEAT-R3), document period and merge (R2, R5), emergency acks (R6).
+    case ownHopBudget = "own-hop-budget"
+    case noDocumentPeriod = "no-document-period"
+    case noMergeResend = "no-merge-resend"
+    case emergencyOverwrite = "emergency-overwrite"
+    case olderEmergencyReplaces = "older-emergency-replaces"
+    case noEmergencyAck = "no-emergency-ack"
 
     /// The dialects whose reference node carries this deviation. Elsewhere the mutant is the
     /// reference node itself, so mutant tables and mutant tests skip it there.
@@ -124,10 +131,12 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
             [.simple]
         case .rewriteRelay, .confirmConfirmations, .noRetry, .retryEmptyContent, .fixedRetryInterval:
             []
+        case .ownHopBudget, .noDocumentPeriod, .noMergeResend, .emergencyOverwrite, .olderEmergencyReplaces, .noEmergencyAck:
+            [.peat]
         // Carried by the bitchat and simple engines too; listed there once their dialects have
         // conformance probes (until then no check could catch them: MeshNodeTests do).
         default:
-            [.relay, .blemesh]
+            Self.carriedByPeat.contains(self) ? [.relay, .blemesh, .peat] : [.relay, .blemesh]
         }
     }
 
@@ -193,6 +202,12 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .noRetry: "never resends an unconfirmed directed message (CAMP-R6)"
         case .retryEmptyContent: "resends with empty content, as the app's retry path does (CAMP-R6)"
         case .fixedRetryInterval: "resends every 30 s instead of backing off by 1.5 (CAMP-R6)"
+        case .ownHopBudget: "judges an envelope's hop budget by its own default of 7 instead of the envelope's max_hops (PEAT-R3)"
+        case .noDocumentPeriod: "writes its document only when it changes, never every 2 s (PEAT-R2)"
+        case .noMergeResend: "does not send its document again after a merge changed it (PEAT-R5, R6.4)"
+        case .emergencyOverwrite: "takes a received copy of the held emergency as it is, so an ack can go from true to false (PEAT-R6.1)"
+        case .olderEmergencyReplaces: "lets a different emergency replace the held one even when it is older (PEAT-R6.2)"
+        case .noEmergencyAck: "never acknowledges the emergency it holds (PEAT-R6.3)"
         }
     }
 }

@@ -108,8 +108,7 @@ extension RunCommand {
             }
             return
         }
-        let probe: any DialectProbe = caps.dialect == .relay ? RelayProbe() : BLEMeshProbe()
-        let assigned = (try? probe.setup(capabilities: Capabilities(dialect: caps.dialect), seed: 0).address)
+        let assigned = (try? caps.dialect.makeProbe()?.setup(capabilities: Capabilities(dialect: caps.dialect), seed: 0).address) ?? nil
         if read == assigned {
             print("DUT identity \(readText): the one the suite assigns (meshconform node --conformance-dut)")
             return

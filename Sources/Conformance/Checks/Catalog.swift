@@ -4,4 +4,5 @@ public enum Catalog {
     public static let all: [Check] = RLY.checks + RLY.blemeshChecks + DDP.checks + DDP.blemeshChecks + ACK.checks + ACK.blemeshChecks
         + FRG.checks + RTE.checks + BCN.checks + ROB.checks + ROB.blemeshChecks
         + RLY.campChecks + ACK.campChecks + ROB.campChecks
+        + RLY.peatChecks + DDP.peatChecks + ACK.peatChecks + BCN.peatChecks + ROB.peatChecks
 }

@@ -7,7 +7,7 @@ enum DDP {
     static let checks = [bv01, bv02, bv03, bv04, bv05, bv06, bv07, bv08, bv09, bv10]
 
     static let bv01 = Check("DDP/BV-01", "the same message twice on one link is relayed once",
-                            needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5"]) { t in
+                            needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5", "PEAT-R4"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
         // 2. T1 sends a message for another node, then the same bytes again after the relay window.
@@ -24,7 +24,7 @@ enum DDP {
     }
 
     static let bv02 = Check("DDP/BV-02", "the same message arriving on two links is relayed once",
-                            needs: [.relay, .links(3)], rules: ["RELAY-R3", "RELAY-R5.2", "BLEMESH-R5"]) { t in
+                            needs: [.relay, .links(3)], rules: ["RELAY-R3", "RELAY-R5.2", "BLEMESH-R5", "PEAT-R4"]) { t in
         // 1. Three testers link to the DUT.
         try t.connect(3)
         // 2. T1 sends a message for another node; the DUT relays it (to T2 and T3).
@@ -43,7 +43,7 @@ enum DDP {
     }
 
     static let bv03 = Check("DDP/BV-03", "a new message from a known origin is not a duplicate",
-                            needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5"]) { t in
+                            needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5", "PEAT-R4"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
         // 2. T1 sends two messages from the same origin with the same payload, one after the
@@ -60,7 +60,7 @@ enum DDP {
     }
 
     static let bv04 = Check("DDP/BV-04", "its own message echoed back is not relayed",
-                            needs: [.relay, .links(2)], rules: ["RELAY-R5.1", "BLEMESH-R6.1"]) { t in
+                            needs: [.relay, .links(2)], rules: ["RELAY-R5.1", "BLEMESH-R6.1", "PEAT-R3"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
         // 2. T1 sends a message whose origin is the DUT, as a neighbour would relay it back.
@@ -76,7 +76,7 @@ enum DDP {
     }
 
     static let bv05 = Check("DDP/BV-05", "a message addressed to it is delivered to the app once, however often it arrives",
-                            needs: [.upperTester, .links(2)], rules: ["RELAY-R4.2", "BLEMESH-R5", "BLEMESH-R11"]) { t in
+                            dialects: notPeat, needs: [.upperTester, .links(2)], rules: ["RELAY-R4.2", "BLEMESH-R5", "BLEMESH-R11"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
         // 2. T1 sends a message addressed to the DUT; then T1 and T2 each send it again.
@@ -93,7 +93,7 @@ enum DDP {
     }
 
     static let bv06 = Check("DDP/BV-06", "the cache holds at least the dialect's capacity",
-                            needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5"]) { t in
+                            needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5", "PEAT-R4"]) { t in
         let capacity = t.parameters.dedupCapacity
         if let declared = t.capabilities.dedupCapacity {
             try t.expect(declared >= capacity, "the declared de-duplication capacity is below the page's minimum",
@@ -130,7 +130,7 @@ enum DDP {
     }
 
     static let bv07 = Check("DDP/BV-07", "a duplicate is still recognised shortly before the retention minimum",
-                            needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5"]) { t in
+                            needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5", "PEAT-R4"]) { t in
         // The page keeps entries at least the retention; testing 10 s short of it leaves room
         // for a DUT that sweeps its cache on a coarse timer without crossing the boundary.
         let wait = t.parameters.dedupRetention - .seconds(10)

@@ -6,7 +6,7 @@ enum RLY {
     static let checks = [bv01, bv02, bv03, bv04, bv05, bv06, bv07, bv08, bv09, bv10]
 
     static let bv01 = Check("RLY/BV-01", "relays a message for another node once per other link, TTL one less, body untouched",
-                            dialects: DialectName.withTTL, needs: [.relay, .links(3)], rules: ["RELAY-R5.3", "RELAY-R5.4", "BLEMESH-R7", "BLEMESH-R8"]) { t in
+                            dialects: DialectName.withTTL, needs: [.relay, .links(3)], rules: ["RELAY-R5.3", "RELAY-R5.4", "BLEMESH-R7", "BLEMESH-R8", "PEAT-R3"]) { t in
         // 1. Three testers link to the DUT.
         try t.connect(3)
         // 2. T1 sends a message from a stranger, not addressed to the DUT, with TTL 3.
@@ -27,7 +27,7 @@ enum RLY {
     }
 
     static let bv02 = Check("RLY/BV-02", "relays within the dialect's jitter window, neither early nor late",
-                            needs: [.relay, .links(2)], rules: ["RELAY-R6", "BLEMESH-R10"]) { t in
+                            needs: [.relay, .links(2)], rules: ["RELAY-R6", "BLEMESH-R10", "PEAT-R3"]) { t in
         let window = t.parameters.relayWindow
         // 1. Two testers link to the DUT.
         try t.connect(2)
@@ -51,7 +51,7 @@ enum RLY {
     }
 
     static let bv03 = Check("RLY/BV-03", "never relays back on the ingress link, even when it is the only link",
-                            needs: [.relay], rules: ["RELAY-R5.3", "BLEMESH-R7"]) { t in
+                            needs: [.relay], rules: ["RELAY-R5.3", "BLEMESH-R7", "PEAT-R3"]) { t in
         // 1. Only T1 links to the DUT: the DUT has nowhere to relay.
         try t.connect(1)
         // 2. T1 sends a message for another node.
@@ -64,12 +64,12 @@ enum RLY {
     }
 
     static let bv04 = Check("RLY/BV-04", "does not relay a message whose TTL budget is spent (TTL 1)",
-                            dialects: DialectName.withTTL, needs: [.relay, .links(2)], rules: ["RELAY-R5.3", "BLEMESH-R7"]) { t in
+                            dialects: DialectName.withTTL, needs: [.relay, .links(2)], rules: ["RELAY-R5.3", "BLEMESH-R7", "PEAT-R3"]) { t in
         try expectNotRelayed(t, ttl: 1)
     }
 
     static let bv05 = Check("RLY/BV-05", "does not relay a message with TTL 0, and keeps relaying after it",
-                            dialects: DialectName.withTTL, needs: [.relay, .links(2)], rules: ["RELAY-R5.3", "RELAY-R12", "BLEMESH-R7", "BLEMESH-R19"]) { t in
+                            dialects: DialectName.withTTL, needs: [.relay, .links(2)], rules: ["RELAY-R5.3", "RELAY-R12", "BLEMESH-R7", "BLEMESH-R19", "PEAT-R3", "PEAT-W5", "PEAT-R7"]) { t in
         try expectNotRelayed(t, ttl: 0)
     }
 
@@ -89,7 +89,7 @@ enum RLY {
     }
 
     static let bv06 = Check("RLY/BV-06", "honours a TTL above the dialect's default as received (no clamp)",
-                            dialects: DialectName.withTTL, needs: [.relay, .links(2)], rules: ["RELAY-R5.5", "BLEMESH-R7"]) { t in
+                            dialects: DialectName.withTTL, needs: [.relay, .links(2)], rules: ["RELAY-R5.5", "BLEMESH-R7", "PEAT-R3"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
         // 2. T1 sends a message for another node with a TTL four above the default.
@@ -105,7 +105,7 @@ enum RLY {
     }
 
     static let bv07 = Check("RLY/BV-07", "does not relay a message addressed to itself",
-                            needs: [.relay, .links(2)], rules: ["RELAY-R4.3", "BLEMESH-R6.5"]) { t in
+                            dialects: notPeat, needs: [.relay, .links(2)], rules: ["RELAY-R4.3", "BLEMESH-R6.5"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
         // 2. T1 sends a message from a stranger addressed to the DUT.

@@ -192,6 +192,7 @@ extension CheckContext {
                 case .beacon(let b): return "beacon seqNo \(b.seqNo) ttl \(b.ttl) hop \(b.hop) on \(link) at \(t)"
                 case .control(let c, _): return "\(c.kind.rawValue) on \(link) at \(t)"
                 case .malformed(let e): return "malformed (\(e.code.rawValue)) on \(link) at \(t)"
+                case .state(let v): return "\(v.stateSummary) on \(link) at \(t)"
                 }
             case .delivered(let m): return "delivery of \(m.messageID) at \(t)"
             case .acknowledged(let id): return "app told \(id) acknowledged at \(t)"

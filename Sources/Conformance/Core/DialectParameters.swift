@@ -58,6 +58,13 @@ public struct DialectParameters: Sendable {
             DialectParameters(relayWindow: .zero ... .milliseconds(100), responseWindow: .milliseconds(100),
                               defaultTTL: 0, dedupRetention: .seconds(300), dedupCapacity: 1000,
                               beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: nil)
+        case .peat:
+            // peat.md section 6: peat.relay.window, peat.hops.default (as a TTL: hop 0 of 7 is
+            // 8 transmissions, PeatProbe), peat.dedup.*, peat.value.max; the document period
+            // stands where beacons do. Merged documents go out at once (PEAT-R5).
+            DialectParameters(relayWindow: .zero ... .milliseconds(100), responseWindow: .milliseconds(100),
+                              defaultTTL: 8, dedupRetention: .seconds(300), dedupCapacity: 1000,
+                              beaconPeriod: .seconds(2), maxUnit: 512, reassemblyLifetime: nil)
         }
     }
 

@@ -126,6 +126,7 @@ extension DialectName {
         switch self {
         case .relay: RelayProbe()
         case .blemesh: BLEMeshProbe()
+        case .peat: PeatProbe()
         case .bitchat, .simple: nil
         case .camp: CampProbe()
         }

@@ -324,7 +324,7 @@ public final class BLEMeshProbe: DialectProbe {
         case .ack(_, _, let value): if case .blemesh(let e) = value { return summary(e, name: name) }
         case .control(_, let e): return summary(e, name: name)
         case .malformed(let error): return "completes into junk (\(error))"
-        case .beacon: break
+        case .beacon, .state: break
         }
         return "?"
     }

@@ -66,6 +66,8 @@ public enum DialectValue: Sendable {
     case relay(RelayPacket)
     case blemesh(MessageEnvelope)
     case camp(CampMessage)
+    case peatEnvelope(PeatRelayEnvelope)
+    case peatDocument(PeatDocument)
 }
 
 /// A user message the DUT sent, as the tester reads it.
@@ -91,6 +93,9 @@ public enum HeardPacket: Sendable {
     case control(ControlMessage, envelope: MessageEnvelope)
     /// Bytes the tester could not decode: the DUT sent something malformed.
     case malformed(WireError)
+    /// The DUT's own state, which its dialect floods by merging rather than relaying (a peat
+    /// document, PEAT-R5): not a message, so checks about relaying never count it.
+    case state(DialectValue)
 }
 
 /// Something seen during a check, with its time since the check started.
