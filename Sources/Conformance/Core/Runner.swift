@@ -126,7 +126,8 @@ extension DialectName {
         switch self {
         case .relay: RelayProbe()
         case .blemesh: BLEMeshProbe()
-        case .bitchat, .simple: nil
+        case .bitchat: BitchatProbe()
+        case .simple: SimpleProbe()
         }
     }
 

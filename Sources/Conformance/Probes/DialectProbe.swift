@@ -53,6 +53,8 @@ public struct ProbeMessage: Sendable {
 public enum DialectValue: Sendable {
     case relay(RelayPacket)
     case blemesh(MessageEnvelope)
+    case bitchat(BitchatPacket)
+    case simple(SimpleMessage)
 }
 
 /// A user message the DUT sent, as the tester reads it.
@@ -117,4 +119,11 @@ public protocol DialectProbe: AnyObject {
     func hear(_ bytes: [UInt8], on link: LinkID) -> HeardPacket?
     /// A one-line description of a unit for the evidence.
     func describe(_ bytes: [UInt8]) -> String
+    /// Builds a message `elapsed` into the check, for dialects whose messages carry the
+    /// sender's clock (bitchat timestamps, BITCHAT-R4). Default: `message(spec)`.
+    func message(_ spec: MessageSpec, at elapsed: Duration) throws -> ProbeMessage
+}
+
+extension DialectProbe {
+    public func message(_ spec: MessageSpec, at elapsed: Duration) throws -> ProbeMessage { try message(spec) }
 }

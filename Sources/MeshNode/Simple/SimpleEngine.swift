@@ -66,10 +66,11 @@ struct SimpleEngine: DialectEngine {
         }
     }
 
-    /// SIMPLE-R5: 5 hops, 3 where this node has more than 4 links.
-    private var ttlCap: UInt8 {
-        links.count > Self.highDegreeThreshold && !config.faults.contains(.noDenseCap) ? Self.denseTTLCap : Self.defaultTTL
-    }
+    /// SIMPLE-R5: a node with more than 4 links caps what it originates or relays at 3.
+    private var isDense: Bool { links.count > Self.highDegreeThreshold && !config.faults.contains(.noDenseCap) }
+
+    /// SIMPLE-R2 / R5: 5 hops, 3 where this node is dense.
+    private var originTTL: UInt8 { isDense ? Self.denseTTLCap : Self.defaultTTL }
 
     private mutating func originate(_ payload: [UInt8], to destination: NodeAddress?, at now: Instant) -> [NodeAction] {
         // SIMPLE-R2: broadcast only; the content is text, so the payload must be UTF-8.
@@ -78,7 +79,7 @@ struct SimpleEngine: DialectEngine {
             return []
         }
         let message = SimpleMessage(id: rng.uuid().uuidString, sender: name, content: content,
-                                    timestamp: epoch - Self.referenceDate + now.seconds, ttl: ttlCap, originalSender: name)
+                                    timestamp: epoch - Self.referenceDate + now.seconds, ttl: originTTL, originalSender: name)
         let bytes = message.encoded()
         guard bytes.count <= SimpleMessage.maxSize else {
             dropped += 1
@@ -125,7 +126,10 @@ struct SimpleEngine: DialectEngine {
     private mutating func relay(_ message: SimpleMessage, on link: LinkID, at now: Instant) -> [NodeAction] {
         guard message.ttl > 1 || config.faults.contains(.relayTTLOne) else { return [] }
         var copy = message
-        if !config.faults.contains(.noTTLDecrement) { copy.ttl = min(message.ttl == 0 ? 0 : message.ttl - 1, ttlCap) }
+        // SIMPLE-R4.3 then R5: one less, capped only on a dense node (a sparse one carries a
+        // TTL above the default as received).
+        if !config.faults.contains(.noTTLDecrement) { copy.ttl = message.ttl == 0 ? 0 : message.ttl - 1 }
+        if isDense { copy.ttl = min(copy.ttl, Self.denseTTLCap) }
         if !config.faults.contains(.noRelayFields) {
             copy.relayCount = message.relayCount == Int.max ? Int.max : message.relayCount + 1
             copy.isRelayed = true
