@@ -79,7 +79,7 @@ struct NodeCommand: ParsableCommand {
         var dialectSettings: [String: String] = [:]
         if conformanceDUT {
             if address != nil { throw UsageError("--conformance-dut takes the suite's DUT identity; it cannot be combined with --address") }
-            let probe: any DialectProbe = dialectName == .relay ? RelayProbe() : BLEMeshProbe()
+            guard let probe = dialectName.makeProbe() else { throw UsageError("--conformance-dut: dialect \(dialectName.rawValue) has no conformance probe yet") }
             let setup = try probe.setup(capabilities: .referenceNode(dialectName), seed: seed)
             nodeAddress = setup.address
             dialectSettings = setup.settings

@@ -122,7 +122,7 @@ public struct Runner {
 
 extension DialectName {
     /// nil for a dialect whose tester side is not written yet: its checks cannot run.
-    func makeProbe() -> (any DialectProbe)? {
+    public func makeProbe() -> (any DialectProbe)? {
         switch self {
         case .relay: RelayProbe()
         case .blemesh: BLEMeshProbe()
