@@ -27,6 +27,8 @@ expect 2 'must be hex'        -- "$bin" decode relay.packet xyz
 expect 2 'not JSON'           -- "$bin" encode relay.ack '{'
 expect 2 'no vector folder'   -- "$bin" vectors --dir /nonexistent
 expect 2 'no vector file'     -- "$bin" vectors --format relay.nope
+expect 0 'bitchat.fragment'   -- "$bin" vectors --dialect bitchat
+expect 2 'known: relay'       -- "$bin" vectors --dialect zigbee
 expect 2 'Usage'              -- "$bin" decode
 expect 2 'Unknown option'     -- "$bin" vectors --bogus
 expect 0 'OVERVIEW'           -- "$bin" --help
@@ -73,7 +75,9 @@ expect 1 'chunkIndexOutOfRange' -- "$bin" decode bitchat.fragment f00df00d000000
 expect 1 'ttlOutOfRange'       -- "$bin" encode simple.message '{"id":"a","sender":"A","content":"","timestamp":0,"ttl":256,"relayCount":0,"isRelayed":false,"originalSender":"A"}'
 expect 0 'bitchat dialect'     -- "$bin" sim --dialect bitchat --topology ring --nodes 6 --messages 2 --settle 1
 expect 0 'simple dialect'      -- "$bin" sim --dialect simple --topology ring --nodes 6 --messages 2 --settle 1
-expect 2 'no conformance checks yet' -- "$bin" run --dialect bitchat
+expect 0 'all applicable checks passed' -- "$bin" run --dialect bitchat --checks 'RLY/*'
+expect 0 'all applicable checks passed' -- "$bin" run --dialect simple --checks 'DDP/*'
+expect 1 'FAIL   RLY/BV-17'   -- "$bin" run --dialect bitchat --mutant no-ttl-cap --checks 'RLY/BV-17'
 rm -f "$caps" "$bad"
 
 echo "cli-contract: $passes passed, $fails failed"
