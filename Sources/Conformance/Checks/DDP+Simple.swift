@@ -8,19 +8,8 @@ extension DDP {
 
     static let bv13 = Check("DDP/BV-13", "a broadcast is delivered to the app once, however often and by whichever link it arrives",
                             dialects: [.bitchat, .simple], needs: [.upperTester, .links(2)], rules: ["BITCHAT-R3", "BITCHAT-R9", "SIMPLE-R3", "SIMPLE-R9"]) { t in
-        // 1. Two testers link to the DUT.
-        try t.connect(2)
-        // 2. T1 sends a broadcast from S1; then T1 and T2 each send it again.
-        let sent = try t.message(MessageSpec(from: .stranger(1), to: nil))
-        var seen: [Observation] = []
-        for tester in [1, 1, 2] {
-            try t.send(sent, from: tester)
-            seen += try t.observe(for: t.parameters.quietPeriod)
-        }
-        // 3. The app got it exactly once.
-        let deliveries = t.deliveries(of: sent, in: seen)
-        try t.expect(deliveries.count == 1, deliveries.isEmpty ? "the broadcast was never delivered" : "delivered more than once",
-                     expected: "one delivery", seen: "\(deliveries.count) deliveries: \(t.summary(seen))")
+        // Steps as DDP/BV-05's, with a broadcast from S1.
+        try expectDeliveredOnce(t, to: nil)
     }
 
     static let bv14 = Check("DDP/BV-14", "a relay still waiting is cancelled when the message is heard again",

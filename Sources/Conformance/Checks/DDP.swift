@@ -75,10 +75,15 @@ enum DDP {
 
     static let bv05 = Check("DDP/BV-05", "a message addressed to it is delivered to the app once, however often it arrives",
                             dialects: [.relay, .blemesh, .bitchat], needs: [.upperTester, .links(2)], rules: ["RELAY-R4.2", "BLEMESH-R5", "BLEMESH-R11", "BITCHAT-R3", "BITCHAT-R9"]) { t in
+        try expectDeliveredOnce(t, to: .dut)
+    }
+
+    /// DDP/BV-05 and BV-13: a message to `destination` (nil: everyone) is delivered once.
+    static func expectDeliveredOnce(_ t: CheckContext, to destination: Party?) throws {
         // 1. Two testers link to the DUT.
         try t.connect(2)
-        // 2. T1 sends a message addressed to the DUT; then T1 and T2 each send it again.
-        let sent = try t.message(MessageSpec(from: .stranger(1), to: .dut))
+        // 2. T1 sends the message from S1; then T1 and T2 each send it again.
+        let sent = try t.message(MessageSpec(from: .stranger(1), to: destination))
         var seen: [Observation] = []
         for tester in [1, 1, 2] {
             try t.send(sent, from: tester)
