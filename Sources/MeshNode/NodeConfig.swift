@@ -112,31 +112,43 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     /// The dialects whose reference node carries this deviation. Elsewhere the mutant is the
     /// reference node itself, so mutant tables and mutant tests skip it there.
     public var dialects: Set<DialectName> {
-        Self.carriedByCamp.contains(self) ? dialectsBesidesCamp.union([.camp]) : dialectsBesidesCamp
+        var dialects = listedDialects
+        if Self.carriedByCamp.contains(self) { dialects.insert(.camp) }
+        if Self.carriedByPeat.contains(self) { dialects.insert(.peat) }
+        return dialects
     }
 
-    private var dialectsBesidesCamp: Set<DialectName> {
+    /// The dialects besides camp and peat, whose engines list what they carry themselves.
+    private var listedDialects: Set<DialectName> {
         switch self {
         case .laxAck, .seqViaDouble, .acceptForged, .noBeacon, .beaconType46, .noBeaconRelay, .relayHop255, .ackBeacons:
             [.relay]
-        // relay: relaying at once lies inside RELAY-R6's 0-100 ms window (the app does it), so
-        // there no-jitter is the reference node's behaviour, not a deviation a check can fail.
-        case .noJitter, .ignoreHopPath, .reassembleByMessageID, .inOrderChunksOnly, .overwriteChunks, .trustChunkTotal,
-             .noReassemblyExpiry, .badChunkFlags, .rawControl, .noRREP, .noRREQForward, .noAnnounce, .noRERR,
+        case .ignoreHopPath, .reassembleByMessageID, .inOrderChunksOnly, .overwriteChunks, .trustChunkTotal,
+             .badChunkFlags, .rawControl, .noRREP, .noRREQForward, .noAnnounce, .noRERR,
              .ackNoDestination, .noHopPathAppend, .fanOutSqrt, .directedAsBroadcast:
             [.blemesh]
+        // relay: relaying at once lies inside RELAY-R6's 0-100 ms window (the app does it), so
+        // there no-jitter is the reference node's behaviour, not a deviation a check can fail.
+        case .noJitter:
+            [.blemesh, .bitchat, .simple]
+        case .noReassemblyExpiry:
+            [.blemesh, .bitchat]
         case .noTTLCap, .unpadFirst, .fragmentKeyByID, .trustFragmentType:
             [.bitchat]
         case .noCancel, .flatProbability, .noRelayFields, .noDenseCap:
             [.simple]
-        case .rewriteRelay, .confirmConfirmations, .noRetry, .retryEmptyContent, .fixedRetryInterval:
+        case .rewriteRelay, .confirmConfirmations, .noRetry, .retryEmptyContent, .fixedRetryInterval,
+             .ownHopBudget, .noDocumentPeriod, .noMergeResend, .emergencyOverwrite, .olderEmergencyReplaces, .noEmergencyAck:
             []
-        case .ownHopBudget, .noDocumentPeriod, .noMergeResend, .emergencyOverwrite, .olderEmergencyReplaces, .noEmergencyAck:
-            [.peat]
-        // Carried by the bitchat and simple engines too; listed there once their dialects have
-        // conformance probes (until then no check could catch them: MeshNodeTests do).
+        // Shared deviations, carried by every engine that has the rule they break: bitchat
+        // has no acks (BITCHAT-R10), simple no acks and no destination (SIMPLE-R2, R9).
+        case .noDedup, .noTTLDecrement, .relayTTLOne, .relayToSender, .doubleDeliver, .crashOnTruncated, .lateRelay,
+             .relayOwn, .smallDedupCache, .shortRetention, .crashOnRefused:
+            [.relay, .blemesh, .bitchat, .simple]
+        case .dedupByOrigin, .relayForMe:
+            [.relay, .blemesh, .bitchat]
         default:
-            Self.carriedByPeat.contains(self) ? [.relay, .blemesh, .peat] : [.relay, .blemesh]
+            [.relay, .blemesh]
         }
     }
 

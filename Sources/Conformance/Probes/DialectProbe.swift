@@ -68,6 +68,8 @@ public enum DialectValue: Sendable {
     case camp(CampMessage)
     case peatEnvelope(PeatRelayEnvelope)
     case peatDocument(PeatDocument)
+    case bitchat(BitchatPacket)
+    case simple(SimpleMessage)
 }
 
 /// A user message the DUT sent, as the tester reads it.
@@ -137,6 +139,9 @@ public protocol DialectProbe: AnyObject {
     func describe(_ bytes: [UInt8]) -> String
     /// The catalog format of one unit (default: nil; see below).
     var unitFormat: FormatID? { get }
+    /// Builds a message `elapsed` into the check, for dialects whose messages carry the
+    /// sender's clock (bitchat timestamps, BITCHAT-R4). Default: `message(spec)`.
+    func message(_ spec: MessageSpec, at elapsed: Duration) throws -> ProbeMessage
 }
 
 extension DialectProbe {
@@ -144,4 +149,6 @@ extension DialectProbe {
     /// the air can aim format-aware mutations at it and name why an input was refused; nil: the
     /// inputs get generic mutations only.
     public var unitFormat: FormatID? { nil }
+
+    public func message(_ spec: MessageSpec, at elapsed: Duration) throws -> ProbeMessage { try message(spec) }
 }
