@@ -7,12 +7,14 @@ Two centrals, A and B, each on its own controller (from ci/bumble-controllers.py
   2. B, then A, connect, request ATT_MTU 517, discover the service, subscribe to the packet
      characteristic.
   3. A writes one valid message of the dialect, taken from Vectors/ (relay: a frame for
-     another node, TTL 8; blemesh: a broadcast envelope cut into 162-byte chunks; peat: a
-     relay envelope at hop 0 of 7 carrying a document).
+     another node, TTL 8; blemesh: a broadcast envelope cut into 162-byte chunks; camp: a
+     broadcast BLEMessage in the app's key order, not sorted; peat: a relay envelope at hop 0
+     of 7 carrying a document).
   4. B must receive the node's relay of it by notification within the timeout: relay, the
      same frame with TTL 7 and the body untouched; blemesh, chunks of the same message id
-     that reassemble to the same envelope with the TTL one lower; peat, the same envelope
-     byte for byte but its hop, which is 1. A must not get it back.
+     that reassemble to the same envelope with the TTL one lower; camp, the very bytes A
+     wrote (CAMP-R4); peat, the same envelope byte for byte but its hop, which is 1. A must
+     not get it back.
 Exit 0 when all holds, 1 with the reason otherwise.
 """
 import argparse
@@ -31,6 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BINDINGS = {  # docs/dialects/relay.md section 5, blemesh.md section 4
     "relay": ("4D455348-5245-4C41-5900-000000000001", "4D455348-5245-4C41-5900-000000000002"),
     "blemesh": ("12345678-1234-5678-1234-567812345678", "12345678-1234-5678-1234-567812345679"),
+    "camp": ("0001B218-15A8-461F-9FA8-5DCAE273EAFD", "0002C69E-4993-11ED-B878-0242AC120002"),  # camp.md section 4
     "peat": ("F47AC10B-58CC-4372-A567-0E02B2C3D479", "F47AC10B-58CC-4372-A567-0E02B2C30003"),  # peat.md section 5
 }
 PEAT_HOP = 18  # offset of hop in a peat.relay-envelope (0xB1, flags, message_id[16], hop, max_hops, ...)
@@ -158,6 +161,25 @@ async def main() -> int:
             print(f"B received the relay: TTL {got[0]['ttl']}, body untouched")
             message = header["seq"]
             echo_check = relayed
+        elif args.dialect == "camp":
+            sent = vector("camp.message", lambda t: t.get("canonical") is False and t["decoded"].get("recipientID") == "broadcast")
+            message = json.loads(sent)["id"]
+            await peer_a.write_value(char_a, sent, with_response=True)
+            print(f"A wrote a broadcast BLEMessage {message}: {len(sent)} bytes, keys in the app's order")
+
+            def same_id(value):
+                try:
+                    return value if json.loads(value).get("id") == message else None
+                except ValueError:
+                    return None
+
+            got = await expect(inbox_b, same_id, args.timeout)
+            if got is None:
+                print("FAIL: B did not receive the relayed message"); return 1
+            if got != sent:
+                print(f"FAIL: the relay is not the value A wrote, byte for byte: {got[:200]!r}"); return 1
+            print(f"B received the relay: {len(got)} bytes, byte for byte")
+            echo_check = same_id
         elif args.dialect == "peat":
             sent = vector("peat.relay-envelope", lambda t: t.get("tcId") == 1)
             message = sent[2:18].hex()

@@ -73,6 +73,9 @@ public final class GATTNodeBridge {
     public static func nodeIDValue(_ address: NodeAddress, dialect: DialectName) -> [UInt8] {
         switch dialect {
         case .blemesh: Array((address.uuid?.uuidString ?? address.description).utf8)   // 36 bytes, uppercase
+        // CAMP-G1 presence: written once at registration, so no clock: timestamp 0 (2001-01-01).
+        case .camp: JSONWriter.write(.object([("timestamp", .double(0)), ("userID", .string(address.campUserID)),
+                                              ("userName", .string("meshconform"))]))
         case .peat: PeatDocument(version: 1, nodeID: address.peatNode).encoded()        // a document naming the node (PEAT-G1)
         default: address.bytes                                                           // 16 raw bytes
         }

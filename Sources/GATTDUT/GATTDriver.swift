@@ -4,6 +4,7 @@ import Conformance
 import Foundation
 import HCITransport
 import MeshNode
+import MeshWire
 
 /// A DUT on the air: a device that serves the dialect's GATT binding (docs/dialects/<d>.md),
 /// reached through one HCI adapter per tester identity (docs/radio.md, "The GATT DUT driver").
@@ -142,8 +143,11 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
     }
 
     /// Connects the first adapter to the target and reads the dialect's node id characteristic
-    /// (relay: 16 raw bytes; blemesh: the device id as a 36-character UUID string).
-    public func readNodeID() throws(GATTDriverError) -> NodeAddress {
+    /// (relay: 16 raw bytes; blemesh: the device id as a 36-character UUID string; camp: the
+    /// presence JSON's userID; peat: the document's node_id). nil where the binding has no node
+    /// id characteristic (bitchat, simple).
+    public func readNodeID() throws(GATTDriverError) -> NodeAddress? {
+        guard let nodeID = binding.nodeID else { return nil }
         guard let target, let adapter = adapters.first else { throw .setup("no target located") }
         let runtime = adapter.runtime
         let value: [UInt8]
@@ -155,8 +159,8 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
                 _ = try? runtime.perform(.disconnect(handle: handle), until: .now + options.operationTimeout)
             }
             let service = try discover(runtime, handle)
-            guard let characteristic = service.characteristic(binding.nodeID.uuid) else {
-                throw GATTDriverError.setup("the DUT's \(binding.dialect) service has no node id characteristic \(binding.nodeID.uuid)")
+            guard let characteristic = service.characteristic(nodeID.uuid) else {
+                throw GATTDriverError.setup("the DUT's \(binding.dialect) service has no node id characteristic \(nodeID.uuid)")
             }
             guard case .value(let v) = try runtime.perform(.read(handle: handle, attribute: characteristic.valueHandle), until: .now + options.operationTimeout) else {
                 throw GATTDriverError.setup("read answered something else")
@@ -178,6 +182,13 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
         case .relay:
             guard value.count == 16 else { throw .setup("the DUT's node id characteristic holds \(value.count) bytes, not 16") }
             return NodeAddress(bytes: value)
+        case .camp:
+            // CAMP-G1: the presence characteristic's JSON names the user id (CAMP-R1).
+            guard let presence = try? JSONFields(parsing: value[...], context: "presence"),
+                  let user = try? presence.string("userID"), !user.isEmpty else {
+                throw .setup("the DUT's presence characteristic holds \(value.count) bytes that are not JSON with a userID")
+            }
+            return NodeAddress(campUserID: user)
         case .peat:
             guard let address = GATTNodeBridge.peatAddress(fromNodeIDValue: value) else {
                 throw .setup("the DUT's document characteristic holds \(value.count) bytes that are not a plain peat document")

@@ -6,6 +6,7 @@ extension DialectName {
         case .blemesh: BLEMeshEngine(config: config, seed: seed)
         case .bitchat: BitchatEngine(config: config, seed: seed)
         case .simple: SimpleEngine(config: config, seed: seed)
+        case .camp: CampEngine(config: config, seed: seed)
         case .peat: PeatEngine(config: config, seed: seed)
         }
     }

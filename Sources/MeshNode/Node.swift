@@ -52,5 +52,6 @@ public enum DialectName: String, CaseIterable, Sendable {
     case blemesh
     case bitchat
     case simple
+    case camp
     case peat
 }

@@ -80,7 +80,9 @@ struct NodeCommand: ParsableCommand {
         var dialectSettings: [String: String] = [:]
         if conformanceDUT {
             if address != nil { throw UsageError("--conformance-dut takes the suite's DUT identity; it cannot be combined with --address") }
-            guard let probe = dialectName.makeProbe() else { throw UsageError("--conformance-dut: dialect \(dialectName.rawValue) has no conformance probe yet") }
+            guard let probe = dialectName.makeProbe() else {
+                throw UsageError("--conformance-dut: the suite has no tester side for \(dialectName.rawValue) yet; drop the flag")
+            }
             let setup = try probe.setup(capabilities: .referenceNode(dialectName), seed: seed)
             nodeAddress = setup.address
             dialectSettings = setup.settings

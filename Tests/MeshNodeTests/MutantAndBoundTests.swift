@@ -62,6 +62,19 @@ import Testing
             h.feed(.received(T.message(id: "four", ttl: 5), on: LinkID(1)), after: .milliseconds(200))
             h.advance(.seconds(1))
             return h.outputs
+        case .camp:
+            typealias T = CampNodeTests
+            var h = T.node(faults: faults, seed: seed)
+            let broadcast = T.message(1).encoded()
+            h.feed(.received(broadcast, on: LinkID(1)))
+            h.feed(.received(broadcast, on: LinkID(2)), after: .milliseconds(200))
+            let direct = T.message(3, to: T.myID).encoded()
+            h.feed(.received(direct, on: LinkID(1)), after: .milliseconds(200))
+            h.feed(.received(direct, on: LinkID(2)), after: .milliseconds(200))
+            h.feed(.received(Array(broadcast.prefix(20)), on: LinkID(1)), after: .milliseconds(200))
+            h.feed(.received(T.message(4).encoded(), on: LinkID(1)), after: .milliseconds(200))
+            h.advance(.seconds(1))
+            return h.outputs
         case .peat:
             typealias T = PeatNodeTests
             var h = T.node(faults: faults, seed: seed)

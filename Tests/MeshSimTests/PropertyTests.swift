@@ -42,14 +42,16 @@ import Testing
     /// How far a message can go: relay frames start at ttl 8 and stop at ttl 1 (RELAY-R5.3),
     /// so 8 hops; blemesh user envelopes start at 3 and stop at 1 (BLEMESH-R7), so 3 hops.
     /// bitchat starts at 7 and stops at 1 (BITCHAT-R5), 7 hops; simple at 5 (SIMPLE-R4), 5 hops,
-    /// fewer where nodes with more than 4 links cap it at 3 (SIMPLE-R5). peat envelopes leave
-    /// at hop 0 and are relayed while hop < 7 (PEAT-R3): 8 hops.
+    /// fewer where nodes with more than 4 links cap it at 3 (SIMPLE-R5). camp has no TTL
+    /// (CAMP-R3): de-duplication alone stops a message, which floods its whole component.
+    /// peat envelopes leave at hop 0 and are relayed while hop < 7 (PEAT-R3): 8 hops.
     static func reach(_ dialect: DialectName) -> Int {
         switch dialect {
         case .relay: 8
         case .blemesh: 3
         case .bitchat: 7
         case .simple: 5
+        case .camp: Int.max
         case .peat: 8
         }
     }
@@ -163,6 +165,16 @@ import Testing
                 #expect(m.relayCount == 0 ? !m.isRelayed && m.lastRelay == nil : m.isRelayed && m.lastRelay != nil)
                 #expect(d <= m.relayCount + 1, "\(s): relayCount \(m.relayCount) at distance \(d)")
             }
+        case .camp:
+            var firstBytes: [String: [UInt8]] = [:]
+            for p in t.sent {
+                let m = try CampMessage(decoding: p.bytes[...])
+                perLink["\(p.node) \(p.link) \(m.id)", default: 0] += 1
+                // CAMP-R4: every copy anywhere is the origin's bytes, unchanged.
+                let first = firstBytes[m.id, default: p.bytes]
+                firstBytes[m.id] = first
+                #expect(p.bytes == first, "\(s): message \(m.id) changed on the way")
+            }
         case .peat:
             // Documents are state, written on link up and every 2 s, not messages: only
             // envelopes count here.
@@ -248,6 +260,9 @@ import Testing
         case .simple:
             #expect(t.peak.dedupEntries <= SimpleEngine.dedupCapacity)
             #expect(t.peak.scheduledRelays <= SimpleEngine.maxScheduledRelays)
+        case .camp:
+            #expect(t.peak.dedupEntries <= CampEngine.dedupCapacity)
+            #expect(t.peak.storedMessages <= CampRetryQueue.capacity)
         case .peat:
             #expect(t.peak.dedupEntries <= PeatEngine.dedupCapacity)
         }

@@ -1,7 +1,8 @@
 // Cross-check of the golden vectors against Apple's Foundation (not against meshconform's codecs).
 // For every valid vector of a JSON format: decode the bytes with Foundation's JSONDecoder into structs
 // mirroring the apps' Codable types (UpwanSingh/BLEMesh RouteMessages.swift, MessageEnvelope.swift,
-// Message.swift; adrior11/SwiftMeshRelay FrameHeader.swift, Beacon.swift), re-encode with
+// Message.swift; adrior11/SwiftMeshRelay FrameHeader.swift, Beacon.swift; designdream/robot-heart-ios
+// BLEMeshManager.swift BLEMessage, CampNetworkManager.swift CampProtocolMessage), re-encode with
 // JSONEncoder(.sortedKeys), and require the vector's exact bytes when it is canonical.
 // Also lists the invalid/acceptable vectors Foundation itself accepts (expected: dialect rules such as
 // TTL ranges go beyond what the app's types check).
@@ -18,6 +19,16 @@ struct RouteReply: Codable { let requestID: UUID; let originID: UUID; let destin
 struct RouteError: Codable { let errorID: UUID; let unreachableID: UUID; let reporterID: UUID; let affectedDestinations: [UUID]; let timestamp: Date }
 struct PeerAnnounce: Codable { let deviceID: UUID; let deviceName: String; let timestamp: Date; var hopCount: Int }
 struct DeliveryAck: Codable { let messageID: UUID; let receiverID: UUID; let timestamp: Date }
+// camp: the app's plain JSONEncoder, so Date is a Double since 2001 and Data is base64; ids are Strings.
+struct BLEMessage: Codable {
+  enum MessageType: String, Codable { case text, location, deliveryConfirmation, campAnnouncement, emergency }
+  let id: String; let senderID: String; let senderName: String; let recipientID: String; let messageType: MessageType
+  let content: String; let timestamp: Date; let locationLat: Double?; let locationLon: Double?
+}
+struct CampProtocolMessage: Codable {
+  enum MessageType: String, Codable { case ping, announce, chat, resource, event, emergency }
+  let version: Int; let type: MessageType; let campID: String; let senderID: String; let timestamp: Date; let payload: Data?
+}
 struct ReadReceipt: Codable { let messageID: UUID; let readerID: UUID; let originalSenderID: UUID; let timestamp: Date }
 
 func hexd(_ s: String) -> Data { var d = Data(); var i = s.startIndex; while i < s.endIndex { let j = s.index(i, offsetBy: 2); d.append(UInt8(s[i..<j], radix: 16)!); i = j }; return d }
@@ -50,6 +61,8 @@ func check(_ d: Data, _ format: String) -> Data?? {
   case "blemesh.announce": return rt(PeerAnnounce.self, d)
   case "blemesh.ack": return rt(DeliveryAck.self, d)
   case "blemesh.read": return rt(ReadReceipt.self, d)
+  case "camp.message", "camp.delivery-confirmation": return rt(BLEMessage.self, d)
+  case "camp.protocol": return rt(CampProtocolMessage.self, d)
   default: return nil  // not a JSON format: not checked here
   }
 }

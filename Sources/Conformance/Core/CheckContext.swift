@@ -57,7 +57,7 @@ public final class CheckContext {
 
     // MARK: stimuli
 
-    public func message(_ spec: MessageSpec) throws -> ProbeMessage { try probe.message(spec) }
+    public func message(_ spec: MessageSpec) throws -> ProbeMessage { try probe.message(spec, at: elapsed) }
 
     /// The probe as its dialect's own type, for checks written for one dialect (raw beacons,
     /// acks, hand-made headers). A mismatch is the tester's bug: ERROR.

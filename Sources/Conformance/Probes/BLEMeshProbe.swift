@@ -46,6 +46,8 @@ public final class BLEMeshProbe: DialectProbe {
     public init() {}
 
     /// blemesh relays broadcasts (BLEMESH-R6.4), so the neutral checks use them.
+    public var unitFormat: FormatID? { "blemesh.chunk" }
+
     public var relayedDestination: Party? { nil }
 
     public func setup(capabilities: Capabilities, seed: UInt64) throws -> DUTSetup {
@@ -90,14 +92,6 @@ public final class BLEMeshProbe: DialectProbe {
         return next
     }
 
-    private func displayName(_ party: Party) -> String {
-        switch party {
-        case .dut: "DUT"
-        case .tester(let n): "meshconform T\(n)"
-        case .stranger(let n): "meshconform S\(n)"
-        }
-    }
-
     // MARK: building
 
     /// A user envelope (BLEMESH-R2): broadcast when `destination` is nil, directed otherwise.
@@ -106,7 +100,7 @@ public final class BLEMeshProbe: DialectProbe {
         guard (0...255).contains(ttl) else { throw TesterError("blemesh ttl \(ttl) is outside 0...255") }
         let origin = address(of: spec.origin)
         let envelope = MessageEnvelope(
-            id: newID(), originID: origin.uuid!, originName: displayName(spec.origin),
+            id: newID(), originID: origin.uuid!, originName: spec.origin.displayName,
             destinationID: spec.destination.map(id), timestamp: Self.timestamp,
             sequenceNumber: spec.sequence ?? takeSequence(origin), ttl: ttl, hopPath: [origin.uuid!],
             payload: spec.payload)
@@ -118,7 +112,7 @@ public final class BLEMeshProbe: DialectProbe {
     public func control(_ message: ControlMessage, from sender: Party, to destination: Party? = nil, ttl: Int) -> ProbeMessage {
         let origin = address(of: sender)
         let envelope = MessageEnvelope(
-            id: newID(), originID: origin.uuid!, originName: displayName(sender), destinationID: destination.map(id),
+            id: newID(), originID: origin.uuid!, originName: sender.displayName, destinationID: destination.map(id),
             timestamp: Self.timestamp, sequenceNumber: takeSequence(origin), ttl: ttl, hopPath: [origin.uuid!],
             isControlMessage: true, payload: message.encoded())
         return Self.probeMessage(envelope)
@@ -217,7 +211,7 @@ public final class BLEMeshProbe: DialectProbe {
     public func routeRequest(from origin: Party, for destination: Party, path: [Party]? = nil, ttl: Int = 3, requestID: UUID? = nil) -> RouteRequest {
         let path = path ?? [origin]
         return RouteRequest(requestID: requestID ?? newID(), originID: id(origin), destinationID: id(destination),
-                            originName: displayName(origin), hopCount: path.count - 1, hopPath: path.map(id),
+                            originName: origin.displayName, hopCount: path.count - 1, hopPath: path.map(id),
                             timestamp: Self.innerTimestamp, ttl: ttl)
     }
 
@@ -232,7 +226,7 @@ public final class BLEMeshProbe: DialectProbe {
 
     /// An ANNOUNCE (BLEMESH-R14) of `device`, `hopCount` hops from it.
     public func announce(of device: Party, hopCount: Int = 0) -> PeerAnnounce {
-        PeerAnnounce(deviceID: id(device), deviceName: displayName(device), timestamp: Self.innerTimestamp, hopCount: hopCount)
+        PeerAnnounce(deviceID: id(device), deviceName: device.displayName, timestamp: Self.innerTimestamp, hopCount: hopCount)
     }
 
     /// An RERR (BLEMESH-R17).

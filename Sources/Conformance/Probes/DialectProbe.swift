@@ -9,6 +9,18 @@ public enum Party: Hashable, Sendable {
     case dut
 }
 
+extension Party {
+    /// The name a probe gives the party where its dialect carries one (blemesh originName,
+    /// camp senderName).
+    public var displayName: String {
+        switch self {
+        case .dut: "DUT"
+        case .tester(let n): "meshconform T\(n)"
+        case .stranger(let n): "meshconform S\(n)"
+        }
+    }
+}
+
 /// What a check wants sent, in dialect-neutral terms; the probe turns it into wire bytes.
 public struct MessageSpec: Sendable {
     public var origin: Party
@@ -53,8 +65,11 @@ public struct ProbeMessage: Sendable {
 public enum DialectValue: Sendable {
     case relay(RelayPacket)
     case blemesh(MessageEnvelope)
+    case camp(CampMessage)
     case peatEnvelope(PeatRelayEnvelope)
     case peatDocument(PeatDocument)
+    case bitchat(BitchatPacket)
+    case simple(SimpleMessage)
 }
 
 /// A user message the DUT sent, as the tester reads it.
@@ -122,4 +137,18 @@ public protocol DialectProbe: AnyObject {
     func hear(_ bytes: [UInt8], on link: LinkID) -> HeardPacket?
     /// A one-line description of a unit for the evidence.
     func describe(_ bytes: [UInt8]) -> String
+    /// The catalog format of one unit (default: nil; see below).
+    var unitFormat: FormatID? { get }
+    /// Builds a message `elapsed` into the check, for dialects whose messages carry the
+    /// sender's clock (bitchat timestamps, BITCHAT-R4). Default: `message(spec)`.
+    func message(_ spec: MessageSpec, at elapsed: Duration) throws -> ProbeMessage
+}
+
+extension DialectProbe {
+    /// The catalog format of one unit on a link (what `units(of:via:)` returns), so fuzzing over
+    /// the air can aim format-aware mutations at it and name why an input was refused; nil: the
+    /// inputs get generic mutations only.
+    public var unitFormat: FormatID? { nil }
+
+    public func message(_ spec: MessageSpec, at elapsed: Duration) throws -> ProbeMessage { try message(spec) }
 }

@@ -28,12 +28,12 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         p >= 1 || Double(next() >> 11) / Double(1 << 53) < p
     }
 
-    mutating func bytes(_ count: Int) -> [UInt8] {
+    public mutating func bytes(_ count: Int) -> [UInt8] {
         (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) }
     }
 
     /// A random (version 4) UUID.
-    mutating func uuid() -> UUID {
+    public mutating func uuid() -> UUID {
         var b = bytes(16)
         b[6] = (b[6] & 0x0F) | 0x40
         b[8] = (b[8] & 0x3F) | 0x80

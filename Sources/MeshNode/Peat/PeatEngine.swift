@@ -267,5 +267,7 @@ extension Fault {
     /// The generic mutants the peat reference node carries (its own are listed in `dialects`).
     static let carriedByPeat: Set<Fault> = [.noDedup, .noTTLDecrement, .relayTTLOne, .relayToSender, .crashOnTruncated,
                                              .crashOnRefused, .lateRelay, .clampTTL, .dedupByOrigin, .relayOwn,
-                                             .smallDedupCache, .shortRetention, .doubleDeliver]
+                                             .smallDedupCache, .shortRetention, .doubleDeliver,
+                                             .ownHopBudget, .noDocumentPeriod, .noMergeResend, .emergencyOverwrite,
+                                             .olderEmergencyReplaces, .noEmergencyAck]
 }
