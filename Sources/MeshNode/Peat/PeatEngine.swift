@@ -25,13 +25,11 @@ struct PeatEngine: DialectEngine {
     private var timers = TimerClock()
     private var scheduler: RelayScheduler<[UInt8]>
     private var seen: DedupCache<[UInt8], Void>
-    private var links: Set<LinkID> = []
+    private var links: EngineLinks
     private var documentTimer: TimerID?
     /// Milliseconds since 1970 at `Instant.zero` (setting `epoch`, seconds), for message ids.
     private let epochMs: UInt64
     private var lastTimestamp: UInt64 = 0
-    private var crashed = false
-    private(set) var dropped = 0
     private(set) var counters = NodeCounters()
 
     /// Settings: `nodeId` (decimal u32; default derived from the address), `meshId` (default
@@ -44,6 +42,7 @@ struct PeatEngine: DialectEngine {
         document = PeatDocument(version: 1, nodeID: nodeID)
         merge = DocumentMerge(faults: config.faults)
         rng = SeededRandom(seed: seed)
+        links = EngineLinks(faults: config.faults)
         scheduler = RelayScheduler(policy: config.relayPolicy, noJitter: config.faults.contains(.noJitter))
         seen = DedupCache(capacity: config.faults.contains(.smallDedupCache) ? 16 : Self.dedupCapacity,
                           retention: config.faults.contains(.shortRetention) ? .seconds(10) : Self.retention)
@@ -64,7 +63,7 @@ struct PeatEngine: DialectEngine {
     var currentDocument: PeatDocument { document }
 
     mutating func handle(_ event: NodeEvent, at now: Instant) -> [NodeAction] {
-        guard !crashed else { return [] }
+        guard !links.crashed else { return [] }
         switch event {
         case .received(let bytes, let link):
             guard links.contains(link) else { return [] }
@@ -93,7 +92,7 @@ struct PeatEngine: DialectEngine {
     }
 
     private mutating func timer(_ id: TimerID, at now: Instant) -> [NodeAction] {
-        if let relay = scheduler.fire(id) { return relay.filter(isLive) }
+        if let relay = scheduler.fire(id) { return relay.filter(links.isLive) }
         guard id == documentTimer else { return [] }
         guard !links.isEmpty else {
             documentTimer = nil   // no link, no writes; the next link up restarts the period
@@ -113,7 +112,7 @@ struct PeatEngine: DialectEngine {
 
     private mutating func broadcastDocument() -> [NodeAction] {
         guard let value = documentValue() else { return [] }
-        return sendAll(value, except: nil)
+        return links.sendAll([value], except: nil)
     }
 
     /// PEAT-R2: the version grows by one per change, skipping the values a receiver would
@@ -135,7 +134,7 @@ struct PeatEngine: DialectEngine {
         guard changedAny else { return [] }
         let limit = PeatWire.maxValueSize - (meshKey == nil ? 0 : Self.encryptionOverhead)
         guard next.encoded().count <= limit else {
-            refuse()
+            links.refuse()
             return []
         }
         document = next
@@ -161,8 +160,7 @@ struct PeatEngine: DialectEngine {
             value = try PeatValue(decoding: bytes)
         } catch {
             // PEAT-R7: a refused value changes nothing.
-            refuse()
-            if config.faults.contains(.crashOnTruncated), error.code == .truncated { crashed = true }
+            links.refuse(error)
             return []
         }
         return handle(value, on: link, at: now)
@@ -173,7 +171,7 @@ struct PeatEngine: DialectEngine {
         case .document(let received): return merge(received)
         case .encrypted(let sealed):
             guard let meshKey, let plain = try? sealed.open(key: meshKey), let received = try? PeatDocument(decoding: plain) else {
-                refuse()   // not of this mesh, forged, or not a document inside
+                links.refuse()   // not of this mesh, forged, or not a document inside
                 return []
             }
             return merge(received)
@@ -181,7 +179,6 @@ struct PeatEngine: DialectEngine {
         case .peerE2EE, .keyExchange, .deltaDocument:
             // Valid, but nothing the reference node keeps: it holds no peer sessions (PEAT-R8
             // is not implemented) and meshconform does not define delta documents.
-            dropped += 1
             return []
         }
     }
@@ -218,7 +215,7 @@ struct PeatEngine: DialectEngine {
         if config.faults.contains(.clampTTL) { bytes[Self.maxHopsOffset] = min(envelope.maxHops, Self.defaultMaxHops) }
         // Mutant relay-ttl-one on a spent budget: raises max_hops to keep the envelope valid.
         if envelope.hop >= budget { bytes[Self.maxHopsOffset] = envelope.hop &+ 1 }
-        let sends = sendAll(bytes, except: config.faults.contains(.relayToSender) ? nil : link)
+        let sends = links.sendAll([bytes], except: config.faults.contains(.relayToSender) ? nil : link)
         return scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: config.faults),
                                now: now, rng: &rng, timers: &timers)
     }
@@ -234,7 +231,7 @@ struct PeatEngine: DialectEngine {
     /// destination, so a message for one node is not something this node can originate.
     private mutating func originate(_ payload: [UInt8], to destination: NodeAddress?, at now: Instant) -> [NodeAction] {
         guard destination == nil, PeatRelayEnvelope.headerSize + payload.count <= PeatWire.maxValueSize else {
-            dropped += 1
+            links.decline()
             return []
         }
         // A fresh millisecond per message, so two messages with the same payload never share an id.
@@ -243,23 +240,7 @@ struct PeatEngine: DialectEngine {
         let envelope = PeatRelayEnvelope(broadcast: true, messageID: PeatRelayEnvelope.messageID(origin: nodeID, timestampMs: timestamp, payloadHash: PeatWire.digest32(payload)),
                                          maxHops: Self.defaultMaxHops, origin: nodeID, payload: payload)
         seen.insert(envelope.messageID, at: now)
-        return sendAll(envelope.encoded(), except: nil)
-    }
-
-    // MARK: helpers
-
-    private mutating func refuse() {
-        dropped += 1
-        if config.faults.contains(.crashOnRefused) { crashed = true }
-    }
-
-    private func isLive(_ action: NodeAction) -> Bool {
-        if case .send(_, let link) = action { return links.contains(link) }
-        return true
-    }
-
-    private func sendAll(_ bytes: [UInt8], except ingress: LinkID?) -> [NodeAction] {
-        links.sorted().filter { $0 != ingress }.map { .send(bytes, on: $0) }
+        return links.sendAll([envelope.encoded()], except: nil)
     }
 }
 
