@@ -39,7 +39,9 @@ import Testing
         // TTL 0 is hop 8 of 7: an envelope every decoder refuses (PEAT-W5).
         let zero = try #require(Self.envelope(try p.message(MessageSpec(to: nil, ttl: 0))))
         #expect(throws: WireError.self) { try PeatRelayEnvelope(decoding: zero.encoded()) }
-        #expect(throws: CheckNotApplicable.self) { try p.message(MessageSpec(to: .dut)) }
+        // A message "for the DUT" is a broadcast (every envelope is); one for another node is NA.
+        #expect(Self.envelope(try p.message(MessageSpec(to: .dut)))?.broadcast == true)
+        #expect(throws: CheckNotApplicable.self) { try p.message(MessageSpec(to: .stranger(2))) }
     }
 
     @Test func payloadIsADocumentTheDUTHasNothingToMergeFrom() throws {

@@ -2,12 +2,12 @@ import MeshNode
 import MeshWire
 
 /// ACK checks for peat, whose only acknowledgement is the emergency's ack map, merged as a
-/// CRDT in every node's document (PEAT-R5, R6).
+/// CRDT in every node's document (PEAT-R5, R6): the `acks` capability of a peat DUT.
 extension ACK {
     static let peatChecks = [bv20, bv21]
 
     static let bv20 = Check("ACK/BV-20", "merges an emergency's ack maps by OR (new nodes added, no ack back to false), adds its own ack, and writes each change at once",
-                            dialects: [.peat], needs: [.links(2)], rules: ["PEAT-R6.1", "PEAT-R6.3", "PEAT-R6.4", "PEAT-R5"]) { t in
+                            dialects: [.peat], needs: [.acks, .links(2)], rules: ["PEAT-R6.1", "PEAT-R6.3", "PEAT-R6.4", "PEAT-R5"]) { t in
         let probe = try t.probe(PeatProbe.self)
         let s1 = probe.node(.stranger(1)), s2 = probe.node(.stranger(2)), s3 = probe.node(.stranger(3)), dut = probe.node(.dut)
         func emergency(_ acks: [(UInt32, Bool)]) -> PeatEmergency {
@@ -36,7 +36,7 @@ extension ACK {
     }
 
     static let bv21 = Check("ACK/BV-21", "a different emergency replaces the held one only when it is newer",
-                            dialects: [.peat], needs: [.links(2)], rules: ["PEAT-R6.2", "PEAT-R6.3", "PEAT-R2"]) { t in
+                            dialects: [.peat], needs: [.acks, .links(2)], rules: ["PEAT-R6.2", "PEAT-R6.3", "PEAT-R2"]) { t in
         let probe = try t.probe(PeatProbe.self)
         let s1 = probe.node(.stranger(1)), s2 = probe.node(.stranger(2)), dut = probe.node(.dut)
         let held = PeatEmergency(source: s1, timestamp: PeatProbe.epochMs, acks: [(s1, true)])

@@ -56,8 +56,11 @@ public final class PeatProbe: DialectProbe {
     public func address(of party: Party) -> NodeAddress { NodeAddress(peatNode: node(party)) }
 
     public func message(_ spec: MessageSpec) throws -> ProbeMessage {
-        guard spec.destination == nil else {
-            throw CheckNotApplicable("peat relay envelopes name no destination (peat.md 2.4): every message is for everyone")
+        // Envelopes name no destination (peat.md 2.4): every message is for everyone, the DUT's
+        // app included (PEAT-R3.3), so one "for the DUT" is a broadcast; one for another node
+        // cannot be written.
+        guard spec.destination == nil || spec.destination == .dut else {
+            throw CheckNotApplicable("peat relay envelopes name no destination (peat.md 2.4): a message cannot be for one other node")
         }
         let ttl = spec.ttl ?? 8
         guard (0...256).contains(ttl) else { throw TesterError("peat ttl \(ttl) does not fit a hop budget (0...256)") }
