@@ -38,12 +38,14 @@ struct OTAFuzzTests {
         #expect(summary.exitStatus == 1, "\(summary.text)")
         let finding = try #require(summary.findings.first, "\(summary.text)")
         #expect(finding.kind == "silent" && finding.reproduction == .batch && finding.minimised, "\(finding)")
-        // 1. Minimised to one input, which the unit format's decoder refuses as truncated.
+        // 1. Minimised to one input, which the tester reads as a truncated unit.
         #expect(finding.sequence.count == 1 && finding.originalInputs > 1, "\(finding.sequence)")
-        let codec = try #require(OTAFuzzCampaign.unitFormat(of: dialect).flatMap(FormatCatalog.codec))
         let input = try #require(finding.sequence.first.flatMap(Hex.decode))
-        #expect(throws: WireError.self) { _ = try codec.decode(input, nil) }
-        do { _ = try codec.decode(input, nil) } catch { #expect(error.code == .truncated, "\(error)") }
+        let reader = try #require(dialect.makeProbe())
+        guard case .malformed(let error)? = reader.hear(input, on: LinkID(1)) else {
+            Issue.record("\(finding.sequence) is read as a valid unit"); return
+        }
+        #expect(error.code == .truncated, "\(error)")
         #expect(finding.decoderVerdicts == ["truncated"])
         // 2. Saved: the folder holds that input and the description; nothing unminimised is left.
         #expect(FindingStore.inputs(in: finding.path) == [input])
