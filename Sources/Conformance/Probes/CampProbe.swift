@@ -29,6 +29,8 @@ public final class CampProbe: DialectProbe {
     public init() {}
 
     /// camp relays broadcasts (CAMP-R4) and never confirms them (CAMP-R5): the neutral checks use them.
+    public var unitFormat: FormatID? { CampMessage.formatID }
+
     public var relayedDestination: Party? { nil }
 
     public func setup(capabilities: Capabilities, seed: UInt64) throws -> DUTSetup {

@@ -29,6 +29,8 @@ public final class PeatProbe: DialectProbe {
 
     public init() {}
 
+    public var unitFormat: FormatID? { PeatRelayEnvelope.formatID }
+
     public var relayedDestination: Party? { nil }
 
     /// A party's u32 node id (PEAT-R1).
