@@ -59,7 +59,7 @@ let package = Package(
         // Golden-vector files: loading, and checking them against a decoder (ours or an external one).
         .target(name: "MeshVectors", dependencies: ["MeshWire", "ChildProcess"]),
         // The fuzzer: mutators, corpus, oracles, minimiser, in-process campaigns and their supervisor.
-        .target(name: "MeshFuzz", dependencies: ["MeshWire", "ChildProcess", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "MeshFuzz", dependencies: ["MeshWire", "BLEHost", "ChildProcess", .product(name: "Crypto", package: "swift-crypto")]),
         // Decoders with planted bugs, the fuzzer's proof (docs/fuzzing.md): linked only by the
         // planted-bugs worker and the tests, never by the CLI.
         .target(name: "PlantedBugs", dependencies: ["MeshFuzz", "MeshWire"], path: "Tests/Support/PlantedBugs"),
@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "HCITransportTests", dependencies: ["HCITransport", "BLEHost"]),
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost", "MeshNode"]),
         .testTarget(name: "BLERadioTests", dependencies: ["BLERadio", "BLEHost", "HCITransport", "GATTDUT", "Conformance", "MeshNode"]),
-        .testTarget(name: "MeshFuzzTests", dependencies: ["MeshFuzz", "PlantedBugs", "MeshWire", "MeshVectors", "Conformance", "MeshNode"]),
+        .testTarget(name: "MeshFuzzTests", dependencies: ["MeshFuzz", "PlantedBugs", "BLEHost", "MeshWire", "MeshVectors", "Conformance", "MeshNode"]),
         .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "MeshNode", "MeshWire", "ChildProcess"]),
     ]
 )

@@ -8,11 +8,13 @@ Two centrals, A and B, each on its own controller (from ci/bumble-controllers.py
      characteristic.
   3. A writes one valid message of the dialect, taken from Vectors/ (relay: a frame for
      another node, TTL 8; blemesh: a broadcast envelope cut into 162-byte chunks; camp: a
-     broadcast BLEMessage in the app's key order, not sorted).
+     broadcast BLEMessage in the app's key order, not sorted; peat: a relay envelope at hop 0
+     of 7 carrying a document).
   4. B must receive the node's relay of it by notification within the timeout: relay, the
      same frame with TTL 7 and the body untouched; blemesh, chunks of the same message id
      that reassemble to the same envelope with the TTL one lower; camp, the very bytes A
-     wrote (CAMP-R4). A must not get it back.
+     wrote (CAMP-R4); peat, the same envelope byte for byte but its hop, which is 1. A must
+     not get it back.
 Exit 0 when all holds, 1 with the reason otherwise.
 """
 import argparse
@@ -32,7 +34,9 @@ BINDINGS = {  # docs/dialects/relay.md section 5, blemesh.md section 4
     "relay": ("4D455348-5245-4C41-5900-000000000001", "4D455348-5245-4C41-5900-000000000002"),
     "blemesh": ("12345678-1234-5678-1234-567812345678", "12345678-1234-5678-1234-567812345679"),
     "camp": ("0001B218-15A8-461F-9FA8-5DCAE273EAFD", "0002C69E-4993-11ED-B878-0242AC120002"),  # camp.md section 4
+    "peat": ("F47AC10B-58CC-4372-A567-0E02B2C3D479", "F47AC10B-58CC-4372-A567-0E02B2C30003"),  # peat.md section 5
 }
+PEAT_HOP = 18  # offset of hop in a peat.relay-envelope (0xB1, flags, message_id[16], hop, max_hops, ...)
 
 
 def vector(fmt: str, pick) -> bytes:
@@ -176,6 +180,27 @@ async def main() -> int:
                 print(f"FAIL: the relay is not the value A wrote, byte for byte: {got[:200]!r}"); return 1
             print(f"B received the relay: {len(got)} bytes, byte for byte")
             echo_check = same_id
+        elif args.dialect == "peat":
+            sent = vector("peat.relay-envelope", lambda t: t.get("tcId") == 1)
+            message = sent[2:18].hex()
+            # PEAT-G1: a write request, one value.
+            await peer_a.write_value(char_a, sent, with_response=True)
+            print(f"A wrote a relay envelope: {len(sent)} bytes, id {message}, hop {sent[PEAT_HOP]} of {sent[PEAT_HOP + 1]}")
+
+            def same_envelope(value):
+                # Documents the node writes (link up, every 2 s) are not the message.
+                return value if len(value) > PEAT_HOP and value[0] == 0xB1 and value[2:18] == sent[2:18] else None
+
+            got = await expect(inbox_b, same_envelope, args.timeout)
+            if got is None:
+                print("FAIL: B did not receive the relayed envelope"); return 1
+            expected = bytearray(sent)
+            expected[PEAT_HOP] += 1
+            if got != bytes(expected):
+                print(f"FAIL: relayed envelope differs: hop {got[PEAT_HOP]} of {got[PEAT_HOP + 1]}, {len(got)} bytes, "
+                      f"the rest {'equal' if got[:PEAT_HOP] + got[PEAT_HOP + 1:] == sent[:PEAT_HOP] + sent[PEAT_HOP + 1:] else 'changed'}"); return 1
+            print(f"B received the relay: hop {got[PEAT_HOP]} of {got[PEAT_HOP + 1]}, every other byte as sent")
+            echo_check = same_envelope
         else:
             envelope = vector("blemesh.envelope", lambda t: "destinationID" not in t["decoded"] and not t["decoded"].get("isControlMessage"))
             fields = json.loads(envelope)

@@ -27,6 +27,8 @@ expect 2 'must be hex'        -- "$bin" decode relay.packet xyz
 expect 2 'not JSON'           -- "$bin" encode relay.ack '{'
 expect 2 'no vector folder'   -- "$bin" vectors --dir /nonexistent
 expect 2 'no vector file'     -- "$bin" vectors --format relay.nope
+expect 0 'bitchat.fragment'   -- "$bin" vectors --dialect bitchat
+expect 2 'known: relay'       -- "$bin" vectors --dialect zigbee
 expect 2 'Usage'              -- "$bin" decode
 expect 2 'Unknown option'     -- "$bin" vectors --bogus
 expect 0 'OVERVIEW'           -- "$bin" --help
@@ -73,7 +75,18 @@ expect 1 'chunkIndexOutOfRange' -- "$bin" decode bitchat.fragment f00df00d000000
 expect 1 'ttlOutOfRange'       -- "$bin" encode simple.message '{"id":"a","sender":"A","content":"","timestamp":0,"ttl":256,"relayCount":0,"isRelayed":false,"originalSender":"A"}'
 expect 0 'bitchat dialect'     -- "$bin" sim --dialect bitchat --topology ring --nodes 6 --messages 2 --settle 1
 expect 0 'simple dialect'      -- "$bin" sim --dialect simple --topology ring --nodes 6 --messages 2 --settle 1
-expect 2 'no conformance checks yet' -- "$bin" run --dialect bitchat
+expect 0 'all applicable checks passed' -- "$bin" run --dialect bitchat --checks 'RLY/*'
+expect 0 'all applicable checks passed' -- "$bin" run --dialect simple --checks 'DDP/*'
+expect 1 'FAIL   RLY/BV-17'   -- "$bin" run --dialect bitchat --mutant no-ttl-cap --checks 'RLY/BV-17'
+# fuzz --dialect: over-the-air fuzzing (exit 0 nothing found, 1 found, 2 bad use or a DUT that cannot be fuzzed)
+ota=$(mktemp -d)
+expect 1 'silent after [truncated]' -- "$bin" fuzz --dialect relay --mutant crash-on-truncated --runs 2000 --stop-on-finding --findings "$ota"
+expect 0 '2000 inputs, 0 finding(s)' -- "$bin" fuzz --dialect relay --runs 2000 --findings "$ota"
+expect 2 'not both'            -- "$bin" fuzz relay.packet --dialect relay --findings "$ota"
+expect 2 'unknown dialect'     -- "$bin" fuzz --dialect zigbee --findings "$ota"
+expect 2 'name its dialect'    -- "$bin" fuzz --dut-exec cat --findings "$ota"
+expect 2 'could not be fuzzed' -- "$bin" fuzz --dialect relay --dut-exec 'exit 0' --findings "$ota"
+rm -rf "$ota"
 rm -f "$caps" "$bad"
 
 echo "cli-contract: $passes passed, $fails failed"

@@ -12,6 +12,7 @@ needs the `cryptography` package; without it relay.sealed is unsupported too.
 """
 import decimal
 import json
+import math
 import struct
 import sys
 import uuid
@@ -43,6 +44,12 @@ def parse_json(raw):
             raise Refused("duplicateKey")
         return dict(pairs)
 
+    def finite(number):
+        # Foundation refuses a whole message holding a number that overflows a Double.
+        if math.isinf(float(number)):
+            raise Refused("valueOutOfRange")
+        return number
+
     def no_constants(name):
         raise Refused("badJSON")
 
@@ -50,7 +57,7 @@ def parse_json(raw):
         raise Refused("tooDeep")
     try:
         return json.loads(text, object_pairs_hook=no_duplicates, parse_constant=no_constants,
-                          parse_float=lambda s: ("float", s), parse_int=int)
+                          parse_float=lambda s: ("float", finite(s)), parse_int=lambda s: int(finite(s)))
     except json.JSONDecodeError as e:
         ends_early = e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string")
         raise Refused("truncated" if ends_early else "badJSON")

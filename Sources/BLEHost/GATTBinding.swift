@@ -19,6 +19,9 @@ public struct GATTBinding: Hashable, Sendable {
         case writeRequestLongWhenNeeded
         /// Write command when the value fits ATT_MTU - 3, otherwise write request / long write (blemesh BLEMESH-G3).
         case writeCommandWhenItFits
+        /// Write command only; a value over ATT_MTU - 3 is not sent on that link (bitchat
+        /// BITCHAT-G2/G3: larger frames are fragmented first; simple SIMPLE-G2/G3).
+        case writeCommandOnly
     }
 
     public struct Characteristic: Hashable, Sendable {
@@ -34,8 +37,9 @@ public struct GATTBinding: Hashable, Sendable {
     public var service: BluetoothUUID
     /// The characteristic that carries one dialect packet per ATT value (written by the central, notified by the peripheral).
     public var packet: Characteristic
-    /// The characteristic that returns the node's identity.
-    public var nodeID: Characteristic
+    /// The characteristic that returns the node's identity; nil where the binding has none
+    /// (bitchat and simple learn ids from the traffic: the DUT's is declared or assigned).
+    public var nodeID: Characteristic?
     /// Further characteristics a node MAY expose and a peer MUST NOT require.
     public var optional: [Characteristic]
     public var writeRule: WriteRule
@@ -89,16 +93,55 @@ public struct GATTBinding: Hashable, Sendable {
         writeRule: .writeRequestLongWhenNeeded,
         requestedMTU: 517, maxValueSize: 512, localNamePrefix: nil)
 
-    public static let all: [GATTBinding] = [.relay, .blemesh, .camp]
+    /// docs/dialects/peat.md section 5. One characteristic carries every value (PEAT-G1), and a
+    /// read of it returns the node's document, whose `node_id` is the node's identity: it is
+    /// the node id characteristic too.
+    public static let peat = GATTBinding(
+        dialect: "peat",
+        service: try! BluetoothUUID(string: "F47AC10B-58CC-4372-A567-0E02B2C3D479"),
+        packet: Characteristic(uuid: try! BluetoothUUID(string: "F47AC10B-58CC-4372-A567-0E02B2C30003"),
+                               properties: [.read, .write, .notify], purpose: "document characteristic: one PEAT-W1 value per ATT value; a read returns the node's document"),
+        nodeID: Characteristic(uuid: try! BluetoothUUID(string: "F47AC10B-58CC-4372-A567-0E02B2C30003"),
+                               properties: [.read, .write, .notify], purpose: "the same characteristic: the document read from it names the node (node_id)"),
+        optional: [],
+        writeRule: .writeRequestLongWhenNeeded,
+        requestedMTU: 251, maxValueSize: 512, localNamePrefix: "PEAT_")
+
+    /// docs/dialects/bitchat.md section 5: the app's release UUIDs, one characteristic, no name.
+    public static let bitchat = GATTBinding(
+        dialect: "bitchat",
+        service: try! BluetoothUUID(string: "F47B5E2D-4A9E-4C5A-9B3F-8E1D2C3A4B5C"),
+        packet: Characteristic(uuid: try! BluetoothUUID(string: "A1B2C3D4-E5F6-4A5B-8C9D-0E1F2A3B4C5D"),
+                               properties: [.read, .writeWithoutResponse, .write, .notify], purpose: "bitchat.packet frames, written without response and notified"),
+        nodeID: nil, optional: [],
+        writeRule: .writeCommandOnly,
+        requestedMTU: 517, maxValueSize: 512, localNamePrefix: nil)
+
+    /// docs/dialects/simple.md section 5: meshconform's UUIDs, spelling "MESHSIMPLE".
+    public static let simple = GATTBinding(
+        dialect: "simple",
+        service: try! BluetoothUUID(string: "4D455348-5349-4D50-4C45-000000000001"),
+        packet: Characteristic(uuid: try! BluetoothUUID(string: "4D455348-5349-4D50-4C45-000000000002"),
+                               properties: [.writeWithoutResponse, .notify], purpose: "one simple.message per ATT value"),
+        nodeID: nil, optional: [],
+        writeRule: .writeCommandOnly,
+        requestedMTU: 517, maxValueSize: 512, localNamePrefix: nil)
+
+    public static let all: [GATTBinding] = [.relay, .blemesh, .bitchat, .simple, .camp, .peat]
 
     public static func forDialect(_ name: String) -> GATTBinding? { all.first { $0.dialect == name } }
 
     /// The tester's GATT service for this dialect: the packet characteristic (with CCCD when it
-    /// notifies) holding an empty value, and the node id characteristic holding `nodeID`.
+    /// notifies) holding an empty value, and the node id characteristic, where the binding has
+    /// one, holding `nodeID`. Where the two are one characteristic (peat), it holds `nodeID`.
     public func serviceDefinition(nodeID value: [UInt8]) -> GATTServiceDefinition {
-        GATTServiceDefinition(uuid: service, characteristics: [
+        if nodeID?.uuid == packet.uuid {
+            return GATTServiceDefinition(uuid: service, characteristics: [
+                GATTCharacteristicDefinition(uuid: packet.uuid, properties: packet.properties, value: value, maxLength: maxValueSize),
+            ])
+        }
+        return GATTServiceDefinition(uuid: service, characteristics: [
             GATTCharacteristicDefinition(uuid: packet.uuid, properties: packet.properties, value: [], maxLength: maxValueSize),
-            GATTCharacteristicDefinition(uuid: nodeID.uuid, properties: nodeID.properties, value: value, maxLength: maxValueSize),
-        ])
+        ] + (nodeID.map { [GATTCharacteristicDefinition(uuid: $0.uuid, properties: $0.properties, value: value, maxLength: maxValueSize)] } ?? []))
     }
 }

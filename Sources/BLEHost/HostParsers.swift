@@ -8,6 +8,9 @@ public struct HostParser: Sendable {
     /// Decodes and re-encodes; nil when the input is refused. The round-trip oracle is
     /// `roundTrip(roundTrip(x)!) == roundTrip(x)` for every accepted x.
     public let roundTrip: @Sendable ([UInt8]) -> [UInt8]?
+    /// Decodes and re-encodes in one pass, throwing the refusal: what a fuzzer needs (the
+    /// error for its feedback, the re-encoding for its round-trip oracle) at the cost of one decode.
+    public let reencode: @Sendable ([UInt8]) throws(HostWireError) -> [UInt8]
 }
 
 public enum HostParsers {
@@ -26,6 +29,6 @@ public enum HostParsers {
     public static func parser(id: String) -> HostParser? { all.first { $0.id == id } }
 
     private static func parser(_ id: String, _ f: @escaping @Sendable ([UInt8]) throws(HostWireError) -> [UInt8]) -> HostParser {
-        HostParser(id: id, decode: { b throws(HostWireError) in _ = try f(b) }, roundTrip: { b in try? f(b) })
+        HostParser(id: id, decode: { b throws(HostWireError) in _ = try f(b) }, roundTrip: { b in try? f(b) }, reencode: f)
     }
 }

@@ -76,8 +76,17 @@ public final class GATTNodeBridge {
         // CAMP-G1 presence: written once at registration, so no clock: timestamp 0 (2001-01-01).
         case .camp: JSONWriter.write(.object([("timestamp", .double(0)), ("userID", .string(address.campUserID)),
                                               ("userName", .string("meshconform"))]))
+        case .peat: PeatDocument(version: 1, nodeID: address.peatNode).encoded()        // a document naming the node (PEAT-G1)
         default: address.bytes                                                           // 16 raw bytes
         }
+    }
+
+    /// The identity a peat node id value (a read of the document characteristic) names: a
+    /// plain document's `node_id`; nil for anything else (an encrypted document needs the
+    /// mesh secret).
+    public static func peatAddress(fromNodeIDValue value: [UInt8]) -> NodeAddress? {
+        guard case .document(let document)? = try? PeatValue(decoding: value) else { return nil }
+        return NodeAddress(peatNode: document.nodeID)
     }
 
     /// Registers the service, powers the controller on with `randomAddress` and starts
@@ -191,6 +200,11 @@ public final class GATTNodeBridge {
                 } else {
                     try runtime.submit(.notify(handle: handle, valueHandle: packetValueHandle, value: bytes))
                     notes(.sent(link, bytes: bytes.count))
+                }
+                // PEAT-G1: a read returns the node's current document, the last one it wrote
+                // (it writes every change, and at least every 2 s, to every link).
+                if node.dialect == .peat, bytes.first.map({ !(PeatWire.frameMarkers ~= $0) || $0 == PeatWire.encryptedMarker }) == true {
+                    runtime.setValue(bytes, valueHandle: packetValueHandle)
                 }
             case .setTimer(let id, let at):
                 nodeTimers[id] = at

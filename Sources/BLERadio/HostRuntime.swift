@@ -38,6 +38,12 @@ public final class HostRuntime {
         try host.registerService(service)
     }
 
+    /// Replaces the value a read of a local characteristic returns; false for an unknown handle.
+    @discardableResult
+    public func setValue(_ value: [UInt8], valueHandle: UInt16) -> Bool {
+        host.setValue(value, valueHandle: valueHandle)
+    }
+
     /// Starts a command; its end comes as `.completed(id, _)` / `.failed(id, _)` from `nextEvent`.
     @discardableResult
     public func submit(_ command: HostCommand) throws(RadioError) -> OperationID {

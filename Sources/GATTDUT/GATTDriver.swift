@@ -59,7 +59,7 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
         guard let binding = GATTBinding.forDialect(dialect.rawValue) else {
             throw .setup("dialect \(dialect.rawValue) has no GATT binding")
         }
-        let probe: any DialectProbe = dialect == .relay ? RelayProbe() : BLEMeshProbe()
+        guard let probe = dialect.makeProbe() else { throw .setup("dialect \(dialect.rawValue) has no conformance probe") }
         var adapters: [TesterAdapter] = []
         for (i, transport) in transports.enumerated() {
             let link = LinkID(i + 1)
@@ -144,8 +144,10 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
 
     /// Connects the first adapter to the target and reads the dialect's node id characteristic
     /// (relay: 16 raw bytes; blemesh: the device id as a 36-character UUID string; camp: the
-    /// presence JSON's userID).
-    public func readNodeID() throws(GATTDriverError) -> NodeAddress {
+    /// presence JSON's userID; peat: the document's node_id). nil where the binding has no node
+    /// id characteristic (bitchat, simple).
+    public func readNodeID() throws(GATTDriverError) -> NodeAddress? {
+        guard let nodeID = binding.nodeID else { return nil }
         guard let target, let adapter = adapters.first else { throw .setup("no target located") }
         let runtime = adapter.runtime
         let value: [UInt8]
@@ -157,8 +159,8 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
                 _ = try? runtime.perform(.disconnect(handle: handle), until: .now + options.operationTimeout)
             }
             let service = try discover(runtime, handle)
-            guard let characteristic = service.characteristic(binding.nodeID.uuid) else {
-                throw GATTDriverError.setup("the DUT's \(binding.dialect) service has no node id characteristic \(binding.nodeID.uuid)")
+            guard let characteristic = service.characteristic(nodeID.uuid) else {
+                throw GATTDriverError.setup("the DUT's \(binding.dialect) service has no node id characteristic \(nodeID.uuid)")
             }
             guard case .value(let v) = try runtime.perform(.read(handle: handle, attribute: characteristic.valueHandle), until: .now + options.operationTimeout) else {
                 throw GATTDriverError.setup("read answered something else")
@@ -187,6 +189,11 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
                 throw .setup("the DUT's presence characteristic holds \(value.count) bytes that are not JSON with a userID")
             }
             return NodeAddress(campUserID: user)
+        case .peat:
+            guard let address = GATTNodeBridge.peatAddress(fromNodeIDValue: value) else {
+                throw .setup("the DUT's document characteristic holds \(value.count) bytes that are not a plain peat document")
+            }
+            return address
         default:
             throw .setup("meshconform has no GATT binding for \(dialect.rawValue) yet")
         }

@@ -164,7 +164,8 @@ final class GATTSession: DUTSession {
     }
 
     /// One unit to the DUT, as the binding says (RELAY-G3: write request, long write above
-    /// ATT_MTU - 3; BLEMESH-G3: write command when it fits).
+    /// ATT_MTU - 3; BLEMESH-G3: write command when it fits; BITCHAT-G2, SIMPLE-G2: write
+    /// command only, never a value over ATT_MTU - 3).
     private func write(_ bytes: [UInt8], _ adapter: TesterAdapter, _ link: Link) throws {
         guard let packet = link.packet else { throw TesterError("\(adapter.link) is not subscribed yet") }
         guard bytes.count <= driver.binding.maxValueSize else {
@@ -172,7 +173,12 @@ final class GATTSession: DUTSession {
         }
         let mtu = adapter.runtime.host.mtu(of: link.handle) ?? 23
         let command: HostCommand
-        if driver.binding.writeRule == .writeCommandWhenItFits, bytes.count <= GATTBinding.singlePDUValueLimit(mtu: mtu) {
+        if driver.binding.writeRule == .writeCommandOnly {
+            guard bytes.count <= GATTBinding.singlePDUValueLimit(mtu: mtu) else {
+                throw CheckNotApplicable("sends a \(bytes.count)-byte unit; the \(driver.binding.dialect) binding writes only what fits ATT_MTU - 3 = \(mtu - 3) on \(adapter.link)")
+            }
+            command = .writeCommand(handle: link.handle, attribute: packet.valueHandle, value: bytes)
+        } else if driver.binding.writeRule == .writeCommandWhenItFits, bytes.count <= GATTBinding.singlePDUValueLimit(mtu: mtu) {
             command = .writeCommand(handle: link.handle, attribute: packet.valueHandle, value: bytes)
         } else {
             command = .write(handle: link.handle, attribute: packet.valueHandle, value: bytes)

@@ -7,6 +7,7 @@ extension DialectName {
         case .bitchat: BitchatEngine(config: config, seed: seed)
         case .simple: SimpleEngine(config: config, seed: seed)
         case .camp: CampEngine(config: config, seed: seed)
+        case .peat: PeatEngine(config: config, seed: seed)
         }
     }
 }

@@ -53,4 +53,5 @@ public enum DialectName: String, CaseIterable, Sendable {
     case bitchat
     case simple
     case camp
+    case peat
 }

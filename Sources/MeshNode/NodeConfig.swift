@@ -101,31 +101,52 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case noRetry = "no-retry"
     case retryEmptyContent = "retry-empty-content"
     case fixedRetryInterval = "fixed-retry-interval"
+    // peat only: hop budget (PEAT-R3), document period and merge (R2, R5), emergency acks (R6).
+    case ownHopBudget = "own-hop-budget"
+    case noDocumentPeriod = "no-document-period"
+    case noMergeResend = "no-merge-resend"
+    case emergencyOverwrite = "emergency-overwrite"
+    case olderEmergencyReplaces = "older-emergency-replaces"
+    case noEmergencyAck = "no-emergency-ack"
 
     /// The dialects whose reference node carries this deviation. Elsewhere the mutant is the
     /// reference node itself, so mutant tables and mutant tests skip it there.
     public var dialects: Set<DialectName> {
-        Self.carriedByCamp.contains(self) ? dialectsBesidesCamp.union([.camp]) : dialectsBesidesCamp
+        var dialects = listedDialects
+        if Self.carriedByCamp.contains(self) { dialects.insert(.camp) }
+        if Self.carriedByPeat.contains(self) { dialects.insert(.peat) }
+        return dialects
     }
 
-    private var dialectsBesidesCamp: Set<DialectName> {
+    /// The dialects besides camp and peat, whose engines list what they carry themselves.
+    private var listedDialects: Set<DialectName> {
         switch self {
         case .laxAck, .seqViaDouble, .acceptForged, .noBeacon, .beaconType46, .noBeaconRelay, .relayHop255, .ackBeacons:
             [.relay]
-        // relay: relaying at once lies inside RELAY-R6's 0-100 ms window (the app does it), so
-        // there no-jitter is the reference node's behaviour, not a deviation a check can fail.
-        case .noJitter, .ignoreHopPath, .reassembleByMessageID, .inOrderChunksOnly, .overwriteChunks, .trustChunkTotal,
-             .noReassemblyExpiry, .badChunkFlags, .rawControl, .noRREP, .noRREQForward, .noAnnounce, .noRERR,
+        case .ignoreHopPath, .reassembleByMessageID, .inOrderChunksOnly, .overwriteChunks, .trustChunkTotal,
+             .badChunkFlags, .rawControl, .noRREP, .noRREQForward, .noAnnounce, .noRERR,
              .ackNoDestination, .noHopPathAppend, .fanOutSqrt, .directedAsBroadcast:
             [.blemesh]
+        // relay: relaying at once lies inside RELAY-R6's 0-100 ms window (the app does it), so
+        // there no-jitter is the reference node's behaviour, not a deviation a check can fail.
+        case .noJitter:
+            [.blemesh, .bitchat, .simple]
+        case .noReassemblyExpiry:
+            [.blemesh, .bitchat]
         case .noTTLCap, .unpadFirst, .fragmentKeyByID, .trustFragmentType:
             [.bitchat]
         case .noCancel, .flatProbability, .noRelayFields, .noDenseCap:
             [.simple]
-        case .rewriteRelay, .confirmConfirmations, .noRetry, .retryEmptyContent, .fixedRetryInterval:
+        case .rewriteRelay, .confirmConfirmations, .noRetry, .retryEmptyContent, .fixedRetryInterval,
+             .ownHopBudget, .noDocumentPeriod, .noMergeResend, .emergencyOverwrite, .olderEmergencyReplaces, .noEmergencyAck:
             []
-        // Carried by the bitchat and simple engines too; listed there once their dialects have
-        // conformance probes (until then no check could catch them: MeshNodeTests do).
+        // Shared deviations, carried by every engine that has the rule they break: bitchat
+        // has no acks (BITCHAT-R10), simple no acks and no destination (SIMPLE-R2, R9).
+        case .noDedup, .noTTLDecrement, .relayTTLOne, .relayToSender, .doubleDeliver, .crashOnTruncated, .lateRelay,
+             .relayOwn, .smallDedupCache, .shortRetention, .crashOnRefused:
+            [.relay, .blemesh, .bitchat, .simple]
+        case .dedupByOrigin, .relayForMe:
+            [.relay, .blemesh, .bitchat]
         default:
             [.relay, .blemesh]
         }
@@ -193,6 +214,12 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .noRetry: "never resends an unconfirmed directed message (CAMP-R6)"
         case .retryEmptyContent: "resends with empty content, as the app's retry path does (CAMP-R6)"
         case .fixedRetryInterval: "resends every 30 s instead of backing off by 1.5 (CAMP-R6)"
+        case .ownHopBudget: "judges an envelope's hop budget by its own default of 7 instead of the envelope's max_hops (PEAT-R3)"
+        case .noDocumentPeriod: "writes its document only when it changes, never every 2 s (PEAT-R2)"
+        case .noMergeResend: "does not send its document again after a merge changed it (PEAT-R5, R6.4)"
+        case .emergencyOverwrite: "takes a received copy of the held emergency as it is, so an ack can go from true to false (PEAT-R6.1)"
+        case .olderEmergencyReplaces: "lets a different emergency replace the held one even when it is older (PEAT-R6.2)"
+        case .noEmergencyAck: "never acknowledges the emergency it holds (PEAT-R6.3)"
         }
     }
 }

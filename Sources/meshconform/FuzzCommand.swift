@@ -5,17 +5,21 @@ import MeshVectors
 import MeshWire
 
 /// `meshconform fuzz <format|all>`: an in-process campaign against the built-in decoders, in
-/// supervised worker processes (docs/fuzzing.md). Over-the-air fuzzing of a DUT (`--dialect D`) is
-/// not built yet (docs/fuzzing.md).
+/// supervised worker processes (docs/fuzzing.md); with `--dialect D`, over-the-air fuzzing of a DUT
+/// through any driver (FuzzOverTheAir.swift).
 struct FuzzCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fuzz",
-        abstract: "Fuzz the built-in decoders in supervised worker processes.",
+        abstract: "Fuzz the built-in decoders in supervised worker processes, or a DUT over the air (--dialect).",
         discussion: """
             Inputs that show new behaviour are kept in --corpus/<format>/ (seeded from the vectors); \
             a crash, hang, allocation, round-trip or differential failure is saved in --corpus/crashes/<format>/, \
             minimised into --corpus/regressions/<format>/ and reported. A rerun resumes from the corpus. \
-            Exit status: 0 nothing found, 1 something found, 2 bad use. See docs/fuzzing.md.
+            With --dialect D instead of a format: mutated units of D are written to a DUT (the built-in node, \
+            --mutant, --dut-exec or --adapter) in batches of --batch, each batch followed by a liveness probe; \
+            inputs after which it stops answering are minimised on fresh DUTs and saved under --findings. \
+            Exit status: 0 nothing found, 1 something found, 2 bad use (or, over the air, a DUT that could \
+            not be fuzzed). See docs/fuzzing.md.
             """)
 
     @Argument(help: "A format id (see --list), or all.")
@@ -33,7 +37,7 @@ struct FuzzCommand: ParsableCommand {
     @Option(name: .customLong("max-time"), help: "Wall-clock seconds for the whole campaign (split over the formats).")
     var maxTime: Double = 60
 
-    @Option(help: "Executions per format (over all jobs); default: until --max-time.")
+    @Option(help: "Executions per format (over all jobs; over the air: inputs written); default: until --max-time.")
     var runs: Int?
 
     @Option(help: "Worker processes per format.")
@@ -48,13 +52,43 @@ struct FuzzCommand: ParsableCommand {
     @Option(name: .customLong("memory-mb"), help: "Address space a worker may grow by, MiB: more is an allocation failure.")
     var memoryMB = 2048
 
-    @Flag(name: .customLong("stop-on-finding"), help: "End each format's run at its first finding.")
+    @Flag(name: .customLong("stop-on-finding"), help: "End each format's run (over the air: the campaign) at its first finding.")
     var stopOnFinding = false
 
     @Option(help: "Write the JSON summary to this file (for CI).")
     var json: String?
 
+    @Option(help: "Over the air: fuzz a DUT speaking this dialect (instead of a format's decoder).")
+    var dialect: String?
+
+    @Option(name: .customLong("dut-exec"), help: "Over the air: command that runs a DUT speaking the stdio protocol (docs/stdio-dut.md).")
+    var dutExec: String?
+
+    @Option(help: "Over the air: HCI adapter of a tester identity (give two: hci0, tcp:HOST:PORT, unix:PATH).")
+    var adapter: [String] = []
+
+    @Option(help: "Over the air: BLE address of the DUT, with --adapter.")
+    var target: String?
+
+    @Option(help: "Over the air: fuzz a named mutant of the built-in node (see `meshconform list --mutants`).")
+    var mutant: String?
+
+    @Option(help: "Over the air: JSON file declaring what the DUT supports (docs/checks.md).")
+    var capabilities: String?
+
+    @Option(help: "Over the air: write a btsnoop capture per adapter into this directory (with --adapter).")
+    var btsnoop: String?
+
+    @Option(help: "Over the air: inputs per batch, each batch followed by a liveness probe.")
+    var batch = 16
+
+    @Option(help: "Over the air: folder for findings (a folder per finding: input-NNN.bin files and finding.json).")
+    var findings = "ota-findings"
+
     func run() throws {
+        if dialect != nil || dutExec != nil || !adapter.isEmpty || target != nil || mutant != nil || capabilities != nil || btsnoop != nil {
+            return try fuzzOverTheAir()
+        }
         if list { print(FuzzRegistry.ids.joined(separator: "\n")); return }
         guard let format else { throw UsageError("name a format or all (known: \(FuzzRegistry.ids.joined(separator: ", ")))") }
         let targets: [String]

@@ -5,6 +5,7 @@ import Conformance
 import Foundation
 import HCITransport
 import MeshNode
+import MeshWire
 
 /// `meshconform node`: the reference node (or a mutant) on a radio, as a GATT peripheral of
 /// the dialect's binding, so phones, other stacks and the conformance suite can talk to it.
@@ -122,13 +123,19 @@ struct NodeCommand: ParsableCommand {
         }
         let runtime = HostRuntime(transport: transport)
         defer { runtime.close() }
+        if dialectName == .peat, let id = dialectSettings["nodeId"].flatMap(UInt32.init), id != 0 {
+            nodeAddress = NodeAddress(peatNode: id)   // PEAT-R1: the id it advertises and writes is its address
+        }
         let config = NodeConfig(address: nodeAddress, faults: faults, dialectSettings: dialectSettings)
         let node = Node(dialect: dialectName, config: config, seed: seed)
         let bridge = GATTNodeBridge(runtime: runtime, node: node, binding: binding) { note in
             say("\(note)")
         }
         if freshWhenIdle { bridge.freshNode = { Node(dialect: dialectName, config: config, seed: seed) } }
-        let name = binding.localNamePrefix.map { $0 + String(nodeAddress.description.prefix(10)) }
+        // PEAT-G2: peat's complete local name is PEAT_<meshId>-<node id>; others a prefix and the id.
+        let name = dialectName == .peat
+            ? String(decoding: PeatDeviceName(meshID: dialectSettings["meshId"] ?? PeatDeviceName.defaultMeshID, nodeID: nodeAddress.peatNode).encoded(), as: UTF8.self)
+            : binding.localNamePrefix.map { $0 + String(nodeAddress.description.prefix(10)) }
         do {
             try bridge.start(randomAddress: bdaddr, name: name)
             say("node \(nodeAddress) (\(dialectName.rawValue)\(faults.isEmpty ? "" : ", mutant " + faults.map(\.rawValue).sorted().joined(separator: ","))) on \(transport.name)")

@@ -94,7 +94,8 @@ struct RunCommand: ParsableCommand {
         var radio: GATTDriver? = nil
     }
 
-    private func makePlan() throws -> Plan {
+    /// The DUT driver and capabilities the DUT options name (also used by `fuzz --dialect`).
+    func makePlan() throws -> Plan {
         for moniker in adapter {
             do { _ = try AdapterMoniker(parsing: moniker) } catch { throw UsageError(error.description) }
         }

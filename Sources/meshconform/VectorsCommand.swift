@@ -18,6 +18,9 @@ struct VectorsCommand: ParsableCommand {
     @Option(help: "Check only this format id.")
     var format: String?
 
+    @Option(help: "Check only this dialect's formats (relay, blemesh, bitchat, simple, ...).")
+    var dialect: String?
+
     @Option(help: "Command of an external decoder (run with /bin/sh -c).")
     var exec: String?
 
@@ -38,6 +41,13 @@ struct VectorsCommand: ParsableCommand {
             files = files.filter { $0.format == format }
             guard !files.isEmpty else {
                 throw UsageError("no vector file for format \"\(format)\" in \(dir); formats: \(try VectorFile.loadAll(in: dir).map(\.format).joined(separator: ", "))")
+            }
+        }
+        if let dialect {
+            let name = try parseDialect(dialect).rawValue
+            files = files.filter { $0.dialect == name }
+            guard !files.isEmpty else {
+                throw UsageError("no vector file for dialect \"\(name)\"\(format.map { " and format \"\($0)\"" } ?? "") in \(dir)")
             }
         }
         var builtin = BuiltinDecoder()

@@ -310,10 +310,10 @@ import MeshNode
     @Test func bindings() throws {
         let relay = try #require(GATTBinding.forDialect("relay"))
         #expect(relay.service.description == "4D455348-5245-4C41-5900-000000000001")
-        #expect(relay.packet.properties.rawValue == 0x1C && relay.nodeID.properties.rawValue == 0x02)
+        #expect(relay.packet.properties.rawValue == 0x1C && relay.nodeID!.properties.rawValue == 0x02)
         #expect(relay.requestedMTU == 517 && relay.maxValueSize == 512 && relay.writeRule == .writeRequestLongWhenNeeded)
         let blemesh = try #require(GATTBinding.forDialect("blemesh"))
-        #expect(blemesh.packet.properties.rawValue == 0x1E && blemesh.nodeID.uuid.description == "12345678-1234-5678-1234-56781234567A")
+        #expect(blemesh.packet.properties.rawValue == 0x1E && blemesh.nodeID!.uuid.description == "12345678-1234-5678-1234-56781234567A")
         #expect(blemesh.writeRule == .writeCommandWhenItFits && blemesh.localNamePrefix == "BLEMesh-")
         #expect(GATTBinding.forDialect("nope") == nil)
     }

@@ -104,7 +104,7 @@ import Testing
         var b = Self.ready()
         let service = try b.host.registerService(GATTBinding.relay.serviceDefinition(nodeID: Array(0..<16)))
         let packet = try #require(service.characteristic(GATTBinding.relay.packet.uuid))
-        let nodeID = try #require(service.characteristic(GATTBinding.relay.nodeID.uuid))
+        let nodeID = try #require(service.characteristic(GATTBinding.relay.nodeID!.uuid))
         #expect(service.startHandle == 1 && packet.valueHandle == 3 && packet.cccdHandle == 4 && nodeID.valueHandle == 6 && service.endHandle == 6)
         b.command(2, .startAdvertising(AdvertisingRequest(data: AdvertisingData.forService(relayService)!.encoded())))
         b.connection(1, role: .peripheral)
@@ -123,7 +123,7 @@ import Testing
         b.peerSends(.readByTypeRequest(start: 1, end: 6, type: .characteristic))
         #expect(b.takeATT() == [.readByTypeResponse([
             ATTHandleValue(handle: 2, value: [0x1C, 3, 0] + GATTBinding.relay.packet.uuid.littleEndianBytes),
-            ATTHandleValue(handle: 5, value: [0x02, 6, 0] + GATTBinding.relay.nodeID.uuid.littleEndianBytes)])])
+            ATTHandleValue(handle: 5, value: [0x02, 6, 0] + GATTBinding.relay.nodeID!.uuid.littleEndianBytes)])])
         b.peerSends(.findInformationRequest(start: 4, end: 4))
         #expect(b.takeATT() == [.findInformationResponse([ATTHandleUUID(handle: 4, uuid: .clientCharacteristicConfiguration)])])
         b.peerSends(.findByTypeValueRequest(start: 1, end: 0xFFFF, type: 0x2800, value: relayService.littleEndianBytes))
@@ -234,7 +234,7 @@ import Testing
         #expect(s.startHandle == peerService.startHandle && s.endHandle == peerService.endHandle)
         let packet = try #require(s.characteristic(GATTBinding.relay.packet.uuid))
         #expect(packet.valueHandle == 3 && packet.cccdHandle == 4 && packet.properties == [.write, .writeWithoutResponse, .notify])
-        #expect(s.characteristic(GATTBinding.relay.nodeID.uuid)?.descriptors == [])
+        #expect(s.characteristic(GATTBinding.relay.nodeID!.uuid)?.descriptors == [])
 
         b.command(5, .subscribe(handle: 1, cccdHandle: packet.cccdHandle!))
         serve(&b)

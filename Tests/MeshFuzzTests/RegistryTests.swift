@@ -1,5 +1,7 @@
+import BLEHost
 import Foundation
 import MeshFuzz
+import MeshVectors
 import MeshWire
 import Testing
 
@@ -50,4 +52,71 @@ struct RegistryTests {
             }
         }
     }
+
+    @Test("every BLE host parser is a fuzz target whose seeds decode to their own canonical bytes", arguments: HostParsers.all.map(\.id))
+    func hostParserTarget(_ id: String) throws {
+        let target = try #require(FuzzRegistry.target(id))
+        let engine = FuzzEngine(target: target, seed: 0)
+        let seeds = try CorpusStore(directory: "\(Paths.corpus)/\(id)").loadAll()
+        #expect(seeds.count >= 2, "Corpus/\(id) is seeded from the host's test data")
+        for (name, bytes) in seeds {
+            let (outcome, failure) = engine.execute(bytes)
+            #expect(failure == nil, "\(id)/\(name)")
+            guard case .decoded(let value) = outcome else { Issue.record("\(id)/\(name) refused: \(outcome)"); continue }
+            #expect(value == .object([("canonical", .string(Hex.encode(bytes)))]))
+        }
+    }
+
+    /// Host refusals arrive under the registry's codes, but the host's code leads the detail:
+    /// a finding names it, and the engine's feedback (which hashes the detail) tells them apart.
+    @Test("a host refusal keeps the host's own code", arguments: HostRefusal.cases)
+    func hostRefusal(_ c: HostRefusal) throws {
+        let target = try #require(FuzzRegistry.target(c.parser))
+        let input = try #require(Hex.decode(c.hex))
+        guard case .refused(let error) = FuzzEngine(target: target, seed: 0).execute(input).outcome else {
+            Issue.record("\(c.parser) accepted \(c.hex)"); return
+        }
+        #expect(error.code == c.code)
+        #expect(error.detail.hasPrefix("host \(c.hostCode.rawValue): "), "\(error)")
+    }
+
+    @Test("two host codes behind one registry code are two behaviours")
+    func hostCodesAreDistinctFeatures() throws {
+        let target = try #require(FuzzRegistry.target("hci.acl"))
+        let engine = FuzzEngine(target: target, seed: 0)
+        let cases = HostRefusal.cases.filter { $0.parser == "hci.acl" && $0.code == .valueOutOfRange }
+        #expect(cases.count == 2)
+        let features = Set(try cases.map { engine.execute(try #require(Hex.decode($0.hex))).outcome.feature })
+        #expect(features.count == 2)
+    }
+
+    @Test("peat.encrypted and peat.peer-e2ee open every valid vector that has a plaintext", arguments: ["peat.encrypted", "peat.peer-e2ee"])
+    func peatKeyContext(_ id: String) throws {
+        let target = try #require(FuzzRegistry.target(id))
+        let file = try VectorFile(contentsOf: Paths.root.appendingPathComponent("Vectors/\(id).json").path)
+        var opened = 0
+        for vector in file.tests where vector.result == .valid {
+            guard let decoded = vector.decoded, case .object(let expected) = decoded, expected["plaintext"] != nil else { continue }
+            #expect(try target.decode(vector.bytes).isEquivalent(to: decoded), "\(vector)")
+            opened += 1
+        }
+        #expect(opened >= 4)
+    }
+}
+
+/// A host input refused for a known reason, and the registry code it maps to.
+struct HostRefusal: Sendable, CustomTestStringConvertible {
+    var parser: String
+    var hex: String
+    var hostCode: HostWireError.Code
+    var code: WireError.Code
+    var testDescription: String { "\(parser) \(hostCode.rawValue)" }
+
+    static let cases: [HostRefusal] = [
+        HostRefusal(parser: "h4.packet", hex: "09 00", hostCode: .unknownPacketType, code: .unknownType),
+        HostRefusal(parser: "hci.event", hex: "0e", hostCode: .truncated, code: .truncated),
+        HostRefusal(parser: "hci.acl", hex: "ff 1f 00 00", hostCode: .badHandle, code: .valueOutOfRange),
+        HostRefusal(parser: "hci.acl", hex: "01 c0 00 00", hostCode: .reservedBits, code: .valueOutOfRange),
+        HostRefusal(parser: "l2cap.frame", hex: "01 00 04 00 0a 0b", hostCode: .lengthMismatch, code: .lengthMismatch),
+    ]
 }

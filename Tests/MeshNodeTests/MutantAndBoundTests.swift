@@ -75,6 +75,18 @@ import Testing
             h.feed(.received(T.message(4).encoded(), on: LinkID(1)), after: .milliseconds(200))
             h.advance(.seconds(1))
             return h.outputs
+        case .peat:
+            typealias T = PeatNodeTests
+            var h = T.node(faults: faults, seed: seed)
+            let e = T.envelope(id: 1, hop: 3).encoded()
+            h.feed(.received(e, on: LinkID(1)))
+            h.feed(.received(e, on: LinkID(2)), after: .milliseconds(200))
+            h.feed(.received(T.envelope(id: 2, hop: 7).encoded(), on: LinkID(1)), after: .milliseconds(200))
+            h.feed(.received(T.document(emergency: T.emergency([(T.origin, true)])), on: LinkID(1)), after: .milliseconds(200))
+            h.feed(.received(Array(e.prefix(20)), on: LinkID(1)), after: .milliseconds(200))
+            h.feed(.received(T.envelope(id: 4, hop: 0, maxHops: 12).encoded(), on: LinkID(1)), after: .milliseconds(200))
+            h.advance(.seconds(1))
+            return h.outputs
         }
     }
 

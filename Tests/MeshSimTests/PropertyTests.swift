@@ -44,6 +44,7 @@ import Testing
     /// bitchat starts at 7 and stops at 1 (BITCHAT-R5), 7 hops; simple at 5 (SIMPLE-R4), 5 hops,
     /// fewer where nodes with more than 4 links cap it at 3 (SIMPLE-R5). camp has no TTL
     /// (CAMP-R3): de-duplication alone stops a message, which floods its whole component.
+    /// peat envelopes leave at hop 0 and are relayed while hop < 7 (PEAT-R3): 8 hops.
     static func reach(_ dialect: DialectName) -> Int {
         switch dialect {
         case .relay: 8
@@ -51,6 +52,7 @@ import Testing
         case .bitchat: 7
         case .simple: 5
         case .camp: Int.max
+        case .peat: 8
         }
     }
 
@@ -173,6 +175,20 @@ import Testing
                 firstBytes[m.id] = first
                 #expect(p.bytes == first, "\(s): message \(m.id) changed on the way")
             }
+        case .peat:
+            // Documents are state, written on link up and every 2 s, not messages: only
+            // envelopes count here.
+            for p in t.sent {
+                guard case .relayEnvelope(let e) = try PeatValue(decoding: p.bytes) else { continue }
+                perLink["\(p.node) \(p.link) \(Hex.encode(e.messageID))", default: 0] += 1
+            }
+            for p in t.received {
+                guard case .relayEnvelope(let e) = try PeatValue(decoding: p.bytes),
+                      let origin = (0..<s.nodes).first(where: { NodeSpec.address(of: $0).peatNode == e.origin }) else { continue }
+                // PEAT-R3: hop 0 from the origin, one more per relay, never past max_hops 7.
+                let d = distance[origin][p.node]
+                #expect(e.hop <= 7 && d >= 0 && d <= Int(e.hop) + 1, "\(s): hop \(e.hop) at distance \(d)")
+            }
         }
         #expect(!perLink.isEmpty)
         let repeated = perLink.filter { $0.value > 1 }
@@ -247,6 +263,8 @@ import Testing
         case .camp:
             #expect(t.peak.dedupEntries <= CampEngine.dedupCapacity)
             #expect(t.peak.storedMessages <= CampRetryQueue.capacity)
+        case .peat:
+            #expect(t.peak.dedupEntries <= PeatEngine.dedupCapacity)
         }
         if policy == .probabilistic || (dialect == .simple && policy == .dialect) {
             // The burst does reach seed 000's limit of 20 waiting relays, and goes no further.

@@ -201,6 +201,8 @@ def inner_tests(fmt, struct_name, build, fields):
     pairs.insert(0, (first_uuid, DEV_C))
     t.append(A("%s given twice (a different UUID first)" % first_uuid, fjson(Obj(*pairs)), error="duplicateKey",
                flags=["DuplicateKey"]))
+    t.append(I("unknown key \"version\" holding 1e999: Foundation refuses the whole message", fjson(dict(base, version=Raw("1e999"))),
+               "valueOutOfRange"))
     return t
 
 

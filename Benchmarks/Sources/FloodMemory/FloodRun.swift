@@ -82,12 +82,18 @@ struct FloodRun {
         // replies another 1024; 64 reassemblies, 64 stored messages. Other: relay ack routes
         // (4096) + acks forwarded in the last second (1024) + links + session keys (256); blemesh routes (1024) + reverse routes (4096)
         // + links + discoveries (64).
-        let otherCap = dialect == .relay ? 4096 + 1024 + 8 + 256 : 1024 + 4096 + 8 + 64
+        // bitchat and simple: links only (their caches are counted as dedup entries, bitchat's
+        // fragment assemblies, at most 128, as reassemblies).
+        let otherCap = switch dialect {
+        case .relay: 4096 + 1024 + 8 + 256
+        case .blemesh: 1024 + 4096 + 8 + 64
+        default: 8
+        }
         let timerCap = 2 * 1024 + (dialect == .relay ? 1 : 64 + 64)
         let caps: [(String, Int, Int)] = [
             ("dedup entries", peak.dedupEntries, 2 * 4096),
             ("scheduled relays", peak.scheduledRelays, 1024),
-            ("reassemblies", peak.reassemblies, 64),
+            ("reassemblies", peak.reassemblies, dialect == .bitchat ? 128 : 64),
             ("stored messages", peak.storedMessages, 64),
             ("timers", peak.timers, timerCap),
             ("other", peak.other, otherCap),

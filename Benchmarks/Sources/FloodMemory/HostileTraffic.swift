@@ -9,8 +9,8 @@ struct HostileTraffic {
     let me: NodeAddress
     private let meID: UUID
 
-    /// Dialects this traffic generator knows how to attack (bitchat, simple and peat: not yet).
-    static let dialects: [DialectName] = [.relay, .blemesh, .camp]
+    /// Dialects this traffic generator knows how to attack (peat: not yet).
+    static let dialects: [DialectName] = [.relay, .blemesh, .bitchat, .simple, .camp]
 
     init(dialect: DialectName, me: NodeAddress) {
         self.dialect = dialect
@@ -31,6 +31,8 @@ struct HostileTraffic {
         case .relay: return relay(i, link)
         case .blemesh: return blemesh(i, link)
         case .camp: return camp(i, link)
+        case .bitchat: return bitchat(i, link)
+        case .simple: return simple(i, link)
         default: preconditionFailure("no hostile traffic for \(dialect) (HostileTraffic.dialects)")
         }
     }
@@ -118,6 +120,67 @@ struct HostileTraffic {
             bytes = Array(message(i, to: CampMessage.broadcast).prefix(40))
         default:        // a copy of a message seen 7 inputs ago: a duplicate
             bytes = message(i - 7, to: CampMessage.broadcast)
+        }
+        return [.received(bytes, on: link)]
+    }
+
+    // MARK: bitchat
+
+    /// The node's clock at input i (FloodRun feeds input i at i + 10 ms; the engine's default
+    /// epoch), so packets are fresh by BITCHAT-R4 unless they are meant to be stale.
+    private static func bitchatClock(_ i: Int) -> UInt64 { 1_746_230_400_000 + UInt64(i) + 10 }
+
+    private func bitchat(_ i: Int, _ link: LinkID) -> [NodeEvent] {
+        // Every 1000th: the app sends 700 bytes, over one value: its own fragments (BITCHAT-R7).
+        if i % 1000 == 999 { return [.command(.send(payload: [UInt8](repeating: 0x68, count: 700), to: nil))] }
+        let origin = Array(Self.address(UInt32(i % 997), tag: 1).bytes.suffix(8))
+        let now = Self.bitchatClock(i)
+        func packet(type: BitchatMessageType = .message, ttl: UInt8 = 7, at timestamp: UInt64 = now, to recipient: [UInt8]? = nil,
+                    payload: [UInt8] = Array("hello".utf8)) -> [UInt8] {
+            BitchatPacket(type: type.rawValue, ttl: ttl, timestamp: timestamp, senderID: origin, recipientID: recipient, payload: payload).encoded()
+        }
+        let bytes: [UInt8]
+        switch i % 8 {
+        case 0, 1, 2:   // broadcasts: delivered and relayed (cache, relay queue)
+            bytes = packet()
+        case 3:         // ttl 1: recorded and delivered, not relayed
+            bytes = packet(ttl: 1)
+        case 4:         // first fragments of frames that never complete: reassembly slots (128, 30 s)
+            let fragment = BitchatFragment(fragmentID: Array(Self.address(UInt32(truncatingIfNeeded: i), tag: 8).bytes.suffix(8)),
+                                           index: 0, total: 3, originalType: BitchatMessageType.message.rawValue, data: [UInt8](repeating: 0x66, count: 400))
+            bytes = packet(type: .fragment, payload: fragment.encoded())
+        case 5:         // ten minutes old: dropped unseen (BITCHAT-R4), no state
+            bytes = packet(at: now - 600_000)
+        case 6:         // to me: delivered, never relayed
+            bytes = packet(to: Array(me.bytes.prefix(8)))
+        default:        // requestSync: recorded, link-local
+            bytes = packet(type: .requestSync)
+        }
+        return [.received(bytes, on: link)]
+    }
+
+    // MARK: simple
+
+    private func simple(_ i: Int, _ link: LinkID) -> [NodeEvent] {
+        if i % 1000 == 999 { return [.command(.send(payload: Array("hi".utf8), to: nil))] }
+        let origin = "origin \(i % 997)"
+        func message(_ n: Int, ttl: UInt8 = 5) -> [UInt8] {
+            SimpleMessage(id: "m\(n)", sender: origin, content: "hello", timestamp: 767_923_200 + Double(n) / 1000, ttl: ttl,
+                          originalSender: "origin \(n % 997)").encoded()
+        }
+        let bytes: [UInt8]
+        switch i % 8 {
+        case 0, 1, 2, 3:   // fresh messages: delivered and scheduled for relay (cache, at most 20 waiting)
+            bytes = message(i)
+        case 4:            // the message of 4 inputs ago again: a duplicate that cancels its relay (SIMPLE-R8)
+            bytes = message(i - 4)
+        case 5:            // ttl 1: recorded and delivered, not relayed
+            bytes = message(i, ttl: 1)
+        case 6:            // not JSON: refused, no state
+            bytes = Array("{\"id\": \(i)".utf8)
+        default:           // its own name as origin: never relayed (SIMPLE-R4.1)
+            bytes = SimpleMessage(id: "own\(i)", sender: me.description, content: "echo", timestamp: 767_923_200, ttl: 5,
+                                  originalSender: me.description).encoded()
         }
         return [.received(bytes, on: link)]
     }

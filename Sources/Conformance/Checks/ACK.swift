@@ -7,7 +7,7 @@ enum ACK {
     static let checks = [bv01, bv02, bv03, bv04, bv05, bi01]
 
     static let bv01 = Check("ACK/BV-01", "acks a message addressed to it, naming it, on the ingress link, within the response window",
-                            needs: [.acks, .links(2)], rules: ["RELAY-R4.1", "RELAY-R7.1", "BLEMESH-R11"]) { t in
+                            dialects: [.relay, .blemesh, .camp], needs: [.acks, .links(2)], rules: ["RELAY-R4.1", "RELAY-R7.1", "BLEMESH-R11"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
         // 2. T1 sends a message from a stranger addressed to the DUT.
@@ -36,7 +36,7 @@ enum ACK {
     }
 
     static let bv02 = Check("ACK/BV-02", "acks a duplicate again, on the link that copy came by",
-                            needs: [.acks, .links(2)], rules: ["RELAY-R4.2", "BLEMESH-R11"]) { t in
+                            dialects: [.relay, .blemesh, .camp], needs: [.acks, .links(2)], rules: ["RELAY-R4.2", "BLEMESH-R11"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
         // 2. T1 sends a message addressed to the DUT; it is acked on L1.
@@ -54,7 +54,7 @@ enum ACK {
     }
 
     static let bv03 = Check("ACK/BV-03", "never acks a message not addressed to it (relay: for another node; blemesh: a broadcast)",
-                            needs: [.relay, .links(2)], rules: ["RELAY-R7", "BLEMESH-R11"]) { t in
+                            dialects: [.relay, .blemesh, .camp], needs: [.relay, .links(2)], rules: ["RELAY-R7", "BLEMESH-R11"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
         // 2. T1 sends a message the DUT must relay, not ack.

@@ -7,7 +7,7 @@ enum DDP {
     static let checks = [bv01, bv02, bv03, bv04, bv05, bv06, bv07, bv08, bv09, bv10]
 
     static let bv01 = Check("DDP/BV-01", "the same message twice on one link is relayed once",
-                            needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5"]) { t in
+                            needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5", "PEAT-R4", "BITCHAT-R3", "SIMPLE-R3"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
         // 2. T1 sends a message for another node, then the same bytes again after the relay window.
@@ -24,13 +24,11 @@ enum DDP {
     }
 
     static let bv02 = Check("DDP/BV-02", "the same message arriving on two links is relayed once",
-                            needs: [.relay, .links(3)], rules: ["RELAY-R3", "RELAY-R5.2", "BLEMESH-R5"]) { t in
+                            needs: [.relay, .links(3)], rules: ["RELAY-R3", "RELAY-R5.2", "BLEMESH-R5", "PEAT-R4", "BITCHAT-R3", "SIMPLE-R3", "SIMPLE-R8"]) { t in
         // 1. Three testers link to the DUT.
         try t.connect(3)
         // 2. T1 sends a message for another node; the DUT relays it (to T2 and T3).
-        let sent = try t.message(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination))
-        try t.send(sent, from: 1)
-        let first = try t.observe(for: t.parameters.quietPeriod)
+        let (sent, first) = try t.sendRelayable(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination), from: 1)
         try t.expect(!t.copies(of: sent, in: first).isEmpty, "the first copy was not relayed (cannot judge de-duplication)",
                      expected: "a relay", seen: t.summary(first))
         // 3. After the relay window, T2 sends the same message, as if it had come a longer way.
@@ -43,7 +41,7 @@ enum DDP {
     }
 
     static let bv03 = Check("DDP/BV-03", "a new message from a known origin is not a duplicate",
-                            needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5"]) { t in
+                            needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5", "PEAT-R4", "BITCHAT-R3", "SIMPLE-R3"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
         // 2. T1 sends two messages from the same origin with the same payload, one after the
@@ -60,7 +58,7 @@ enum DDP {
     }
 
     static let bv04 = Check("DDP/BV-04", "its own message echoed back is not relayed",
-                            needs: [.relay, .links(2)], rules: ["RELAY-R5.1", "BLEMESH-R6.1"]) { t in
+                            needs: [.relay, .links(2)], rules: ["RELAY-R5.1", "BLEMESH-R6.1", "PEAT-R3", "BITCHAT-R6.1", "SIMPLE-R4.1"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
         // 2. T1 sends a message whose origin is the DUT, as a neighbour would relay it back.
@@ -76,11 +74,16 @@ enum DDP {
     }
 
     static let bv05 = Check("DDP/BV-05", "a message addressed to it is delivered to the app once, however often it arrives",
-                            needs: [.upperTester, .links(2)], rules: ["RELAY-R4.2", "BLEMESH-R5", "BLEMESH-R11"]) { t in
+                            dialects: [.relay, .blemesh, .bitchat, .camp], needs: [.upperTester, .links(2)], rules: ["RELAY-R4.2", "BLEMESH-R5", "BLEMESH-R11", "BITCHAT-R3", "BITCHAT-R9"]) { t in
+        try expectDeliveredOnce(t, to: .dut)
+    }
+
+    /// DDP/BV-05 and BV-13: a message to `destination` (nil: everyone) is delivered once.
+    static func expectDeliveredOnce(_ t: CheckContext, to destination: Party?) throws {
         // 1. Two testers link to the DUT.
         try t.connect(2)
-        // 2. T1 sends a message addressed to the DUT; then T1 and T2 each send it again.
-        let sent = try t.message(MessageSpec(from: .stranger(1), to: .dut))
+        // 2. T1 sends the message from S1; then T1 and T2 each send it again.
+        let sent = try t.message(MessageSpec(from: .stranger(1), to: destination))
         var seen: [Observation] = []
         for tester in [1, 1, 2] {
             try t.send(sent, from: tester)
@@ -93,7 +96,7 @@ enum DDP {
     }
 
     static let bv06 = Check("DDP/BV-06", "the cache holds at least the dialect's capacity",
-                            needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5"]) { t in
+                            needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5", "PEAT-R4", "BITCHAT-R3", "SIMPLE-R3"]) { t in
         let capacity = t.parameters.dedupCapacity
         if let declared = t.capabilities.dedupCapacity {
             try t.expect(declared >= capacity, "the declared de-duplication capacity is below the page's minimum",
@@ -130,10 +133,12 @@ enum DDP {
     }
 
     static let bv07 = Check("DDP/BV-07", "a duplicate is still recognised shortly before the retention minimum",
-                            needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5"]) { t in
+                            needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5", "PEAT-R4", "BITCHAT-R3", "BITCHAT-R4", "SIMPLE-R3"]) { t in
         // The page keeps entries at least the retention; testing 10 s short of it leaves room
         // for a DUT that sweeps its cache on a coarse timer without crossing the boundary.
-        let wait = t.parameters.dedupRetention - .seconds(10)
+        // Where a copy older than the freshness limit is dropped unseen anyway (bitchat), only
+        // retention within that limit can be observed, so the wait stops 10 s short of it.
+        let wait = min(t.parameters.dedupRetention, t.parameters.freshness ?? t.parameters.dedupRetention) - .seconds(10)
         // 1. Two testers link to the DUT.
         try t.connect(2)
         // 2. T1 sends a message for another node; it is relayed.

@@ -6,14 +6,12 @@ enum RLY {
     static let checks = [bv01, bv02, bv03, bv04, bv05, bv06, bv07, bv08, bv09, bv10]
 
     static let bv01 = Check("RLY/BV-01", "relays a message for another node once per other link, TTL one less, body untouched",
-                            dialects: DialectName.withTTL, needs: [.relay, .links(3)], rules: ["RELAY-R5.3", "RELAY-R5.4", "BLEMESH-R7", "BLEMESH-R8"]) { t in
+                            dialects: [.relay, .blemesh, .bitchat, .simple, .peat], needs: [.relay, .links(3)], rules: ["RELAY-R5.3", "RELAY-R5.4", "BLEMESH-R7", "BLEMESH-R8", "PEAT-R3", "BITCHAT-R5", "BITCHAT-R6.4", "SIMPLE-R4.3"]) { t in
         // 1. Three testers link to the DUT.
         try t.connect(3)
         // 2. T1 sends a message from a stranger, not addressed to the DUT, with TTL 3.
-        let sent = try t.message(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination, ttl: 3))
-        try t.send(sent, from: 1)
+        let (sent, seen) = try t.sendRelayable(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination, ttl: 3), from: 1)
         // 3. Within the relay window the DUT relays it to T2 and T3, once each.
-        let seen = try t.observe(for: t.parameters.quietPeriod)
         let copies = t.copies(of: sent, in: seen)
         try t.expect(copies.map(\.link).sorted() == [LinkID(2), LinkID(3)], "not relayed once on each other link",
                      expected: "one copy on L2 and one on L3", seen: t.summary(seen))
@@ -27,7 +25,7 @@ enum RLY {
     }
 
     static let bv02 = Check("RLY/BV-02", "relays within the dialect's jitter window, neither early nor late",
-                            needs: [.relay, .links(2)], rules: ["RELAY-R6", "BLEMESH-R10"]) { t in
+                            needs: [.relay, .links(2)], rules: ["RELAY-R6", "BLEMESH-R10", "PEAT-R3", "BITCHAT-R6.4", "SIMPLE-R7"]) { t in
         let window = t.parameters.relayWindow
         // 1. Two testers link to the DUT.
         try t.connect(2)
@@ -51,7 +49,7 @@ enum RLY {
     }
 
     static let bv03 = Check("RLY/BV-03", "never relays back on the ingress link, even when it is the only link",
-                            needs: [.relay], rules: ["RELAY-R5.3", "BLEMESH-R7"]) { t in
+                            needs: [.relay], rules: ["RELAY-R5.3", "BLEMESH-R7", "PEAT-R3", "BITCHAT-R6.4", "SIMPLE-R4.3"]) { t in
         // 1. Only T1 links to the DUT: the DUT has nowhere to relay.
         try t.connect(1)
         // 2. T1 sends a message for another node.
@@ -64,12 +62,12 @@ enum RLY {
     }
 
     static let bv04 = Check("RLY/BV-04", "does not relay a message whose TTL budget is spent (TTL 1)",
-                            dialects: DialectName.withTTL, needs: [.relay, .links(2)], rules: ["RELAY-R5.3", "BLEMESH-R7"]) { t in
+                            dialects: [.relay, .blemesh, .bitchat, .simple, .peat], needs: [.relay, .links(2)], rules: ["RELAY-R5.3", "BLEMESH-R7", "PEAT-R3", "BITCHAT-R5", "SIMPLE-R4.2"]) { t in
         try expectNotRelayed(t, ttl: 1)
     }
 
     static let bv05 = Check("RLY/BV-05", "does not relay a message with TTL 0, and keeps relaying after it",
-                            dialects: DialectName.withTTL, needs: [.relay, .links(2)], rules: ["RELAY-R5.3", "RELAY-R12", "BLEMESH-R7", "BLEMESH-R19"]) { t in
+                            dialects: [.relay, .blemesh, .bitchat, .simple, .peat], needs: [.relay, .links(2)], rules: ["RELAY-R5.3", "RELAY-R12", "BLEMESH-R7", "BLEMESH-R19", "PEAT-R3", "PEAT-W5", "PEAT-R7", "BITCHAT-R5", "SIMPLE-R4.2"]) { t in
         try expectNotRelayed(t, ttl: 0)
     }
 
@@ -89,7 +87,7 @@ enum RLY {
     }
 
     static let bv06 = Check("RLY/BV-06", "honours a TTL above the dialect's default as received (no clamp)",
-                            dialects: DialectName.withTTL, needs: [.relay, .links(2)], rules: ["RELAY-R5.5", "BLEMESH-R7"]) { t in
+                            dialects: [.relay, .blemesh, .simple, .peat], needs: [.relay, .links(2)], rules: ["RELAY-R5.5", "BLEMESH-R7", "PEAT-R3", "SIMPLE-R4.3", "SIMPLE-R5"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
         // 2. T1 sends a message for another node with a TTL four above the default.
@@ -105,7 +103,7 @@ enum RLY {
     }
 
     static let bv07 = Check("RLY/BV-07", "does not relay a message addressed to itself",
-                            needs: [.relay, .links(2)], rules: ["RELAY-R4.3", "BLEMESH-R6.5"]) { t in
+                            dialects: [.relay, .blemesh, .bitchat, .camp], needs: [.relay, .links(2)], rules: ["RELAY-R4.3", "BLEMESH-R6.5", "BITCHAT-R6.3"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
         // 2. T1 sends a message from a stranger addressed to the DUT.
@@ -171,5 +169,26 @@ enum RLY {
                      expected: "a relay on L2", seen: t.summary(seen))
         try t.expect(copies.allSatisfy { $0.message.ttl == 4 && $0.message.body == sent.body }, "relayed with wrong TTL or body",
                      expected: "ttl 4, body as sent", seen: copies.map { "ttl \($0.message.ttl)" }.joined(separator: ", "))
+    }
+}
+
+extension CheckContext {
+    /// Tester `tester` sends a fresh message built from `spec` and watches the relay window.
+    /// Where the page lets a node skip a relay by chance (`DialectParameters.relayMaySkip`), a
+    /// message relayed nowhere is followed by a fresh one, up to 8 in all (all skipped by
+    /// chance at 90 %: 1e-8), so a correct DUT never fails on its dice; elsewhere one decides.
+    func sendRelayable(_ spec: MessageSpec, from tester: Int) throws -> (sent: ProbeMessage, seen: [Observation]) {
+        let attempts = parameters.relayMaySkip ? 8 : 1
+        var sent = try message(spec)
+        for attempt in 1...attempts {
+            if attempt > 1 {
+                note("not relayed, a skip the page allows: a fresh message")
+                sent = try message(spec)
+            }
+            try send(sent, from: tester)
+            let seen = try observe(for: parameters.quietPeriod)
+            if attempt == attempts || !copies(of: sent, in: seen).isEmpty { return (sent, seen) }
+        }
+        preconditionFailure("unreachable: the last attempt returns")
     }
 }

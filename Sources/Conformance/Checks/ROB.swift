@@ -8,7 +8,7 @@ enum ROB {
     static let checks = [bi01, bi02, bi03, bi04, bi05, bi06, bi07, bi08, bi09, bi10]
 
     static let bi01 = Check("ROB/BI-01", "survives truncated units",
-                            needs: [.relay, .links(2)], rules: ["RELAY-W1", "RELAY-R12", "BLEMESH-W1", "BLEMESH-R19"]) { t in
+                            needs: [.relay, .links(2)], rules: ["RELAY-W1", "RELAY-R12", "BLEMESH-W1", "BLEMESH-R19", "PEAT-W5", "PEAT-R7", "BITCHAT-W1", "BITCHAT-R11", "SIMPLE-W2", "SIMPLE-R10"]) { t in
         // 1. The tester builds a valid unit of a fresh message and cuts it short at several
         //    points: inside the type and length bytes, a quarter and half way through.
         let message = try t.message(MessageSpec(from: .stranger(3), to: t.probe.relayedDestination))
@@ -130,7 +130,7 @@ enum ROB {
     }
 
     static let bi07 = Check("ROB/BI-07", "survives a burst of seeded random garbage and mutated units",
-                            needs: [.relay, .links(2)], rules: ["RELAY-R12", "BLEMESH-R19"]) { t in
+                            needs: [.relay, .links(2)], rules: ["RELAY-R12", "BLEMESH-R19", "PEAT-R7", "BITCHAT-R11", "SIMPLE-R10"]) { t in
         var rng = SeededRandom(seed: t.seed)
         // 1. Two testers link to the DUT.
         try t.connect(2)

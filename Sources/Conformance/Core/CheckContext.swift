@@ -57,7 +57,7 @@ public final class CheckContext {
 
     // MARK: stimuli
 
-    public func message(_ spec: MessageSpec) throws -> ProbeMessage { try probe.message(spec) }
+    public func message(_ spec: MessageSpec) throws -> ProbeMessage { try probe.message(spec, at: elapsed) }
 
     /// The probe as its dialect's own type, for checks written for one dialect (raw beacons,
     /// acks, hand-made headers). A mismatch is the tester's bug: ERROR.
@@ -192,6 +192,7 @@ extension CheckContext {
                 case .beacon(let b): return "beacon seqNo \(b.seqNo) ttl \(b.ttl) hop \(b.hop) on \(link) at \(t)"
                 case .control(let c, _): return "\(c.kind.rawValue) on \(link) at \(t)"
                 case .malformed(let e): return "malformed (\(e.code.rawValue)) on \(link) at \(t)"
+                case .state(let v): return "\(v.stateSummary) on \(link) at \(t)"
                 }
             case .delivered(let m): return "delivery of \(m.messageID) at \(t)"
             case .acknowledged(let id): return "app told \(id) acknowledged at \(t)"

@@ -19,6 +19,12 @@ public struct DialectParameters: Sendable {
     public var maxUnit: Int
     /// A reassembly not complete this long after its first chunk is discarded (blemesh).
     public var reassemblyLifetime: Duration?
+    /// A packet whose timestamp is further than this from the node's clock is dropped unseen
+    /// (bitchat, BITCHAT-R4): a copy older than this says nothing about the cache.
+    public var freshness: Duration? = nil
+    /// The node may skip a relay by chance (simple: 90 % at 3-4 links, SIMPLE-R6), so a check
+    /// that needs one relayed retries with fresh messages (`CheckContext.sendRelayable`).
+    public var relayMaySkip = false
     /// How long a silence must last before the tester concludes nothing more will come:
     /// the relay window's end, widened.
     public var quietPeriod: Duration { relayWindow.upperBound + .milliseconds(20) }
@@ -42,15 +48,15 @@ public struct DialectParameters: Sendable {
                               beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: .seconds(300))
         case .bitchat:
             // bitchat.md section 6: bitchat.jitter, bitchat.ttl.default, bitchat.dedup.*,
-            // bitchat.unit.max, bitchat.reassembly.lifetime. bitchat has no acks.
+            // bitchat.unit.max, bitchat.reassembly.lifetime, bitchat.clock.skew. bitchat has no acks.
             DialectParameters(relayWindow: .milliseconds(10) ... .milliseconds(60), responseWindow: .milliseconds(60),
                               defaultTTL: 7, dedupRetention: .seconds(300), dedupCapacity: 1000,
-                              beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: .seconds(30))
+                              beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: .seconds(30), freshness: .seconds(120))
         case .simple:
             // simple.md section 6: simple.jitter, simple.ttl.default, simple.dedup.*, simple.message.max.
             DialectParameters(relayWindow: .milliseconds(10) ... .milliseconds(100), responseWindow: .milliseconds(100),
                               defaultTTL: 5, dedupRetention: .seconds(300), dedupCapacity: 1000,
-                              beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: nil)
+                              beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: nil, relayMaySkip: true)
         case .camp:
             // camp.md section 5: camp.jitter.max, camp.dedup.*, camp.message.max. BLEMessage has
             // no TTL (CAMP-R3): defaultTTL is 0, used by no check camp runs. Confirmations leave
@@ -58,6 +64,13 @@ public struct DialectParameters: Sendable {
             DialectParameters(relayWindow: .zero ... .milliseconds(100), responseWindow: .milliseconds(100),
                               defaultTTL: 0, dedupRetention: .seconds(300), dedupCapacity: 1000,
                               beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: nil)
+        case .peat:
+            // peat.md section 6: peat.relay.window, peat.hops.default (as a TTL: hop 0 of 7 is
+            // 8 transmissions, PeatProbe), peat.dedup.*, peat.value.max; the document period
+            // stands where beacons do. Merged documents go out at once (PEAT-R5).
+            DialectParameters(relayWindow: .zero ... .milliseconds(100), responseWindow: .milliseconds(100),
+                              defaultTTL: 8, dedupRetention: .seconds(300), dedupCapacity: 1000,
+                              beaconPeriod: .seconds(2), maxUnit: 512, reassemblyLifetime: nil)
         }
     }
 

@@ -126,8 +126,10 @@ extension DialectName {
         switch self {
         case .relay: RelayProbe()
         case .blemesh: BLEMeshProbe()
-        case .bitchat, .simple: nil
+        case .bitchat: BitchatProbe()
+        case .simple: SimpleProbe()
         case .camp: CampProbe()
+        case .peat: PeatProbe()
         }
     }
 

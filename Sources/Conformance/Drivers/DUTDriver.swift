@@ -78,7 +78,16 @@ public protocol DUTDriver: Sendable {
     /// One line for the report header: "reference node", "mutant no-dedup", "process: CMD".
     var name: String { get }
     func start(_ setup: DUTSetup) throws -> any DUTSession
+    /// True when `start` brings up a DUT in its initial state (default: false; see below).
+    var startsFreshDUT: Bool { get }
 }
 
 /// The most outputs one session may produce; beyond it the DUT is flooding the tester.
 public let maxOutputsPerSession = 20_000
+
+extension DUTDriver {
+    /// Whether `start` brings up a DUT in its initial state (a fresh node, a new process), so a
+    /// DUT that died can be replayed against from scratch. A device on the air is only
+    /// reconnected: whatever state it is in (crashed included) carries over.
+    public var startsFreshDUT: Bool { false }
+}

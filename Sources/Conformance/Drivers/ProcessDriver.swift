@@ -36,6 +36,9 @@ public struct ProcessDriver: DUTDriver {
 
     public var name: String { "process: \(command)" }
 
+    /// Every session is a new process.
+    public var startsFreshDUT: Bool { true }
+
     public func start(_ setup: DUTSetup) throws -> any DUTSession {
         let child: ChildProcess
         do {

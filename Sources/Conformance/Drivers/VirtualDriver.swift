@@ -11,6 +11,9 @@ public struct VirtualDriver: DUTDriver {
         faults.isEmpty ? "reference node (virtual radio)" : "mutant \(faults.map(\.rawValue).sorted().joined(separator: "+")) (virtual radio)"
     }
 
+    /// Every session is a new `Node`.
+    public var startsFreshDUT: Bool { true }
+
     public func start(_ setup: DUTSetup) throws -> any DUTSession {
         let config = NodeConfig(address: setup.address, faults: faults, dialectSettings: setup.settings)
         return VirtualSession(node: Node(dialect: setup.dialect, config: config, seed: setup.seed))

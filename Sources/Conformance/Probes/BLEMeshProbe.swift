@@ -46,6 +46,8 @@ public final class BLEMeshProbe: DialectProbe {
     public init() {}
 
     /// blemesh relays broadcasts (BLEMESH-R6.4), so the neutral checks use them.
+    public var unitFormat: FormatID? { "blemesh.chunk" }
+
     public var relayedDestination: Party? { nil }
 
     public func setup(capabilities: Capabilities, seed: UInt64) throws -> DUTSetup {
@@ -322,7 +324,7 @@ public final class BLEMeshProbe: DialectProbe {
         case .ack(_, _, let value): if case .blemesh(let e) = value { return summary(e, name: name) }
         case .control(_, let e): return summary(e, name: name)
         case .malformed(let error): return "completes into junk (\(error))"
-        case .beacon: break
+        case .beacon, .state: break
         }
         return "?"
     }

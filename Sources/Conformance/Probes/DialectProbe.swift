@@ -66,6 +66,10 @@ public enum DialectValue: Sendable {
     case relay(RelayPacket)
     case blemesh(MessageEnvelope)
     case camp(CampMessage)
+    case peatEnvelope(PeatRelayEnvelope)
+    case peatDocument(PeatDocument)
+    case bitchat(BitchatPacket)
+    case simple(SimpleMessage)
 }
 
 /// A user message the DUT sent, as the tester reads it.
@@ -91,6 +95,9 @@ public enum HeardPacket: Sendable {
     case control(ControlMessage, envelope: MessageEnvelope)
     /// Bytes the tester could not decode: the DUT sent something malformed.
     case malformed(WireError)
+    /// The DUT's own state, which its dialect floods by merging rather than relaying (a peat
+    /// document, PEAT-R5): not a message, so checks about relaying never count it.
+    case state(DialectValue)
 }
 
 /// Something seen during a check, with its time since the check started.
@@ -130,4 +137,18 @@ public protocol DialectProbe: AnyObject {
     func hear(_ bytes: [UInt8], on link: LinkID) -> HeardPacket?
     /// A one-line description of a unit for the evidence.
     func describe(_ bytes: [UInt8]) -> String
+    /// The catalog format of one unit (default: nil; see below).
+    var unitFormat: FormatID? { get }
+    /// Builds a message `elapsed` into the check, for dialects whose messages carry the
+    /// sender's clock (bitchat timestamps, BITCHAT-R4). Default: `message(spec)`.
+    func message(_ spec: MessageSpec, at elapsed: Duration) throws -> ProbeMessage
+}
+
+extension DialectProbe {
+    /// The catalog format of one unit on a link (what `units(of:via:)` returns), so fuzzing over
+    /// the air can aim format-aware mutations at it and name why an input was refused; nil: the
+    /// inputs get generic mutations only.
+    public var unitFormat: FormatID? { nil }
+
+    public func message(_ spec: MessageSpec, at elapsed: Duration) throws -> ProbeMessage { try message(spec) }
 }

@@ -21,6 +21,8 @@ public final class RelayProbe: DialectProbe {
 
     public init() {}
 
+    public var unitFormat: FormatID? { "relay.packet" }
+
     public var relayedDestination: Party? { .stranger(2) }
 
     /// Every party's identity, derived once: a derivation is an X25519 key computation, and

@@ -23,12 +23,10 @@ struct BitchatEngine: DialectEngine {
     private var scheduler: RelayScheduler<String>
     private var seen: DedupCache<String, Void>
     private var reassembly: FragmentReassembly
-    private var links: Set<LinkID> = []
+    private var links: EngineLinks
     /// Milliseconds since 1970 at `Instant.zero` (setting `epoch`, seconds).
     private let epochMs: UInt64
     private var lastTimestamp: UInt64 = 0
-    private var crashed = false
-    private(set) var dropped = 0
     private(set) var counters = NodeCounters()
 
     init(config: NodeConfig, seed: UInt64) {
@@ -38,6 +36,7 @@ struct BitchatEngine: DialectEngine {
         scheduler = RelayScheduler(policy: config.relayPolicy, noJitter: config.faults.contains(.noJitter))
         seen = DedupCache(capacity: config.faults.contains(.smallDedupCache) ? 16 : Self.dedupCapacity,
                           retention: config.faults.contains(.shortRetention) ? .seconds(10) : Self.retention)
+        links = EngineLinks(faults: config.faults)
         reassembly = FragmentReassembly(lifetime: config.faults.contains(.noReassemblyExpiry) ? .seconds(1 << 40) : FragmentReassembly.lifetime,
                                         keyByIDOnly: config.faults.contains(.fragmentKeyByID))
         epochMs = UInt64((config.dialectSettings["epoch"].flatMap(Double.init) ?? 1_746_230_400) * 1000)
@@ -60,7 +59,7 @@ struct BitchatEngine: DialectEngine {
     }
 
     mutating func handle(_ event: NodeEvent, at now: Instant) -> [NodeAction] {
-        guard !crashed else { return [] }
+        guard !links.crashed else { return [] }
         switch event {
         case .received(let bytes, let link): return receive(bytes, on: link, at: now)
         case .linkUp(let link, _):
@@ -69,7 +68,7 @@ struct BitchatEngine: DialectEngine {
         case .linkDown(let link):
             links.remove(link)
             return []
-        case .timer(let id): return (scheduler.fire(id) ?? []).filter(isLive)
+        case .timer(let id): return (scheduler.fire(id) ?? []).filter(links.isLive)
         case .command(.send(let payload, let destination)): return originate(payload, to: destination, at: now)
         }
     }
@@ -85,11 +84,11 @@ struct BitchatEngine: DialectEngine {
         let packet = BitchatPacket(type: BitchatMessageType.message.rawValue, ttl: Self.defaultTTL, timestamp: timestamp,
                                    senderID: peerID, recipientID: destination.map(Self.peerID), payload: payload)
         guard packet.encodingProblem == nil else {
-            dropped += 1
+            links.decline()
             return []
         }
         seen.insert(packet.dedupKey, at: now)
-        return sendAll(frames(packet), except: nil)
+        return links.sendAll(frames(packet), except: nil)
     }
 
     /// The frames that carry `packet` on a link: itself, or its fragments when it is larger
@@ -117,14 +116,13 @@ struct BitchatEngine: DialectEngine {
             packet = try decode(bytes)
         } catch {
             // BITCHAT-R12: a refused packet is dropped and changes no state.
-            refuse()
-            if config.faults.contains(.crashOnTruncated), error.code == .truncated { crashed = true }
+            links.refuse(error)
             return []
         }
         // BITCHAT-R4: more than 2 minutes from our clock (either way) is dropped unseen.
         let local = nowMs(now)
         guard (packet.timestamp > local ? packet.timestamp - local : local - packet.timestamp) <= Self.maxClockSkewMs else {
-            refuse()
+            links.refuse()
             return []
         }
         let isOwn = packet.senderID == peerID
@@ -182,23 +180,23 @@ struct BitchatEngine: DialectEngine {
     private mutating func fragment(_ packet: BitchatPacket, at now: Instant) -> [NodeAction]? {
         if let r = packet.recipientID, r != peerID, !Self.isBroadcast(r) { return [] }   // relayed only
         guard let fragment = try? BitchatFragment(decoding: packet.payload) else {
-            refuse()
+            links.refuse()
             return nil
         }
         switch reassembly.add(fragment, from: packet.senderID, at: now) {
         case .stored, .duplicate: return []
         case .conflicting:
-            refuse()
+            links.refuse()
             return nil
         case .complete(let frame):
             guard let inner = try? decode(frame), inner.type != BitchatMessageType.fragment.rawValue else {
-                refuse()
+                links.refuse()
                 return []
             }
             // The header's originalType is not authenticated: dispatch on the inner packet's
             // own type, and drop an assembly whose claim disagrees.
             guard config.faults.contains(.trustFragmentType) || inner.type == fragment.originalType else {
-                refuse()
+                links.refuse()
                 return []
             }
             var claimed = inner
@@ -219,22 +217,7 @@ struct BitchatEngine: DialectEngine {
         // padding and compressed bytes included, goes on unchanged.
         var bytes = original
         bytes[2] = newTTL
-        let sends = sendAll([bytes], except: config.faults.contains(.relayToSender) ? nil : link)
+        let sends = links.sendAll([bytes], except: config.faults.contains(.relayToSender) ? nil : link)
         return scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: config.faults), now: now, rng: &rng, timers: &timers)
-    }
-
-
-    private mutating func refuse() {
-        dropped += 1
-        if config.faults.contains(.crashOnRefused) { crashed = true }
-    }
-
-    private func isLive(_ action: NodeAction) -> Bool {
-        if case .send(_, let link) = action { return links.contains(link) }
-        return true
-    }
-
-    private func sendAll(_ frames: [[UInt8]], except ingress: LinkID?) -> [NodeAction] {
-        links.sorted().filter { $0 != ingress }.flatMap { link in frames.map { NodeAction.send($0, on: link) } }
     }
 }

@@ -28,7 +28,7 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         p >= 1 || Double(next() >> 11) / Double(1 << 53) < p
     }
 
-    mutating func bytes(_ count: Int) -> [UInt8] {
+    public mutating func bytes(_ count: Int) -> [UInt8] {
         (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) }
     }
 

@@ -23,10 +23,8 @@ struct SimpleEngine: DialectEngine {
     private var timers = TimerClock()
     private var scheduler: RelayScheduler<String>
     private var seen: DedupCache<String, Void>
-    private var links: Set<LinkID> = []
+    private var links: EngineLinks
     private let epoch: Double
-    private var crashed = false
-    private(set) var dropped = 0
     private(set) var counters = NodeCounters()
 
     init(config: NodeConfig, seed: UInt64) {
@@ -39,6 +37,7 @@ struct SimpleEngine: DialectEngine {
         scheduler = RelayScheduler(policy: policy, noJitter: config.faults.contains(.noJitter))
         seen = DedupCache(capacity: config.faults.contains(.smallDedupCache) ? 16 : Self.dedupCapacity,
                           retention: config.faults.contains(.shortRetention) ? .seconds(10) : Self.retention)
+        links = EngineLinks(faults: config.faults)
         epoch = config.dialectSettings["epoch"].flatMap(Double.init) ?? 1_746_230_400
     }
 
@@ -52,7 +51,7 @@ struct SimpleEngine: DialectEngine {
     }
 
     mutating func handle(_ event: NodeEvent, at now: Instant) -> [NodeAction] {
-        guard !crashed else { return [] }
+        guard !links.crashed else { return [] }
         switch event {
         case .received(let bytes, let link): return receive(bytes, on: link, at: now)
         case .linkUp(let link, _):
@@ -61,32 +60,33 @@ struct SimpleEngine: DialectEngine {
         case .linkDown(let link):
             links.remove(link)
             return []
-        case .timer(let id): return (scheduler.fire(id) ?? []).filter(isLive)
+        case .timer(let id): return (scheduler.fire(id) ?? []).filter(links.isLive)
         case .command(.send(let payload, let destination)): return originate(payload, to: destination, at: now)
         }
     }
 
-    /// SIMPLE-R5: 5 hops, 3 where this node has more than 4 links.
-    private var ttlCap: UInt8 {
-        links.count > Self.highDegreeThreshold && !config.faults.contains(.noDenseCap) ? Self.denseTTLCap : Self.defaultTTL
-    }
+    /// SIMPLE-R5: a node with more than 4 links caps what it originates or relays at 3.
+    private var isDense: Bool { links.count > Self.highDegreeThreshold && !config.faults.contains(.noDenseCap) }
+
+    /// SIMPLE-R2 / R5: 5 hops, 3 where this node is dense.
+    private var originTTL: UInt8 { isDense ? Self.denseTTLCap : Self.defaultTTL }
 
     private mutating func originate(_ payload: [UInt8], to destination: NodeAddress?, at now: Instant) -> [NodeAction] {
         // SIMPLE-R2: broadcast only; the content is text, so the payload must be UTF-8.
         guard destination == nil, let content = String(validating: payload, as: UTF8.self) else {
-            dropped += 1
+            links.decline()
             return []
         }
         let message = SimpleMessage(id: rng.uuid().uuidString, sender: name, content: content,
-                                    timestamp: epoch - Self.referenceDate + now.seconds, ttl: ttlCap, originalSender: name)
+                                    timestamp: epoch - Self.referenceDate + now.seconds, ttl: originTTL, originalSender: name)
         let bytes = message.encoded()
         guard bytes.count <= SimpleMessage.maxSize else {
-            dropped += 1
+            links.decline()
             return []
         }
         // SIMPLE-R3: marked seen first, so its own message coming back is a duplicate.
         seen.insert(message.dedupKey, at: now)
-        return sendAll(bytes, except: nil)
+        return links.sendAll([bytes], except: nil)
     }
 
     private mutating func receive(_ bytes: [UInt8], on link: LinkID, at now: Instant) -> [NodeAction] {
@@ -95,8 +95,7 @@ struct SimpleEngine: DialectEngine {
         do {
             message = try SimpleMessage(decoding: bytes)
         } catch {
-            refuse()
-            if config.faults.contains(.crashOnTruncated), error.code == .truncated { crashed = true }
+            links.refuse(error)
             return []
         }
         counters.copiesReceived += 1
@@ -125,7 +124,10 @@ struct SimpleEngine: DialectEngine {
     private mutating func relay(_ message: SimpleMessage, on link: LinkID, at now: Instant) -> [NodeAction] {
         guard message.ttl > 1 || config.faults.contains(.relayTTLOne) else { return [] }
         var copy = message
-        if !config.faults.contains(.noTTLDecrement) { copy.ttl = min(message.ttl == 0 ? 0 : message.ttl - 1, ttlCap) }
+        // SIMPLE-R4.3 then R5: one less, capped only on a dense node (a sparse one carries a
+        // TTL above the default as received).
+        if !config.faults.contains(.noTTLDecrement) { copy.ttl = message.ttl == 0 ? 0 : message.ttl - 1 }
+        if isDense { copy.ttl = min(copy.ttl, Self.denseTTLCap) }
         if !config.faults.contains(.noRelayFields) {
             copy.relayCount = message.relayCount == Int.max ? Int.max : message.relayCount + 1
             copy.isRelayed = true
@@ -133,26 +135,11 @@ struct SimpleEngine: DialectEngine {
         }
         let bytes = copy.encoded()
         guard bytes.count <= SimpleMessage.maxSize else {   // SIMPLE-G3: one write, never more
-            refuse()
+            links.refuse()
             return []
         }
-        let sends = sendAll(bytes, except: config.faults.contains(.relayToSender) ? nil : link)
+        let sends = links.sendAll([bytes], except: config.faults.contains(.relayToSender) ? nil : link)
         let degree = config.faults.contains(.flatProbability) ? 0 : links.count
         return scheduler.relay(sends, key: message.dedupKey, degree: degree, window: Self.jitter.relays(under: config.faults), now: now, rng: &rng, timers: &timers)
-    }
-
-
-    private mutating func refuse() {
-        dropped += 1
-        if config.faults.contains(.crashOnRefused) { crashed = true }
-    }
-
-    private func isLive(_ action: NodeAction) -> Bool {
-        if case .send(_, let link) = action { return links.contains(link) }
-        return true
-    }
-
-    private func sendAll(_ bytes: [UInt8], except ingress: LinkID?) -> [NodeAction] {
-        links.sorted().filter { $0 != ingress }.map { .send(bytes, on: $0) }
     }
 }

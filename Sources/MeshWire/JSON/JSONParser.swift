@@ -132,7 +132,14 @@ public struct JSONParser {
             guard let d = peek(), isDigit(d) else { throw fail("expected a digit in the exponent") }
             skipDigits()
         }
-        return String(decoding: bytes[start..<index], as: UTF8.self)
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        // Foundation, and so every app, refuses the whole message when any number in it
+        // overflows a Double, whatever its key (docs/vectors.md, "JSON numbers").
+        if index - start > 308 || bytes[start..<index].contains(where: { $0 | 0x20 == UInt8(ascii: "e") }),
+           let d = Double(text), d.isInfinite {
+            throw WireError(.valueOutOfRange, "number \(text.prefix(24)) at offset \(start - bytes.startIndex) overflows a Double")
+        }
+        return text
     }
 
     private func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }

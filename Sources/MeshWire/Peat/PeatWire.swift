@@ -22,6 +22,15 @@ public enum PeatWire {
     public static let maxCounterEntries = 256
     public static let maxEmergencyAcks = 256
 
+    /// FNV-1a, 32 bits: meshconform's payload hash for fresh message ids (peat-btle's own hash
+    /// function is not on the wire's contract: only the id's uniqueness is) and the node id of
+    /// an address longer than 4 bytes.
+    public static func digest32<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt32 {
+        var hash: UInt32 = 0x811C_9DC5
+        for byte in bytes { hash = (hash ^ UInt32(byte)) &* 0x0100_0193 }
+        return hash
+    }
+
     static func checkSize(_ count: Int, _ context: String) throws(WireError) {
         guard count <= maxValueSize else {
             throw WireError(.tooLarge, "\(context) is \(count) bytes, above the \(maxValueSize)-byte maximum")

@@ -1,0 +1,26 @@
+import MeshNode
+import MeshWire
+
+/// DDP checks for bitchat: fragment packets are de-duplicated like any packet (BITCHAT-R3,
+/// where meshconform is stricter than the app, which floods them bounded by TTL only).
+extension DDP {
+    static let bitchatChecks = [bv12]
+
+    static let bv12 = Check("DDP/BV-12", "a fragment packet seen before is not relayed again (the app floods fragments; a conforming node de-duplicates them)",
+                            dialects: [.bitchat], needs: [.relay, .links(3)], rules: ["BITCHAT-R3", "BITCHAT-R8.6"]) { t in
+        let probe = try t.probe(BitchatProbe.self)
+        // 1. Three testers link to the DUT.
+        try t.connect(3)
+        // 2. T1 sends a broadcast's fragments; each is relayed on L2 and L3.
+        let fragments = probe.fragments(of: try FRG.largeBitchat(t, ttl: 5))
+        try FRG.write(t, fragments, from: 1)
+        let first = try t.observe(for: t.parameters.quietPeriod)
+        for fragment in fragments { try RLY.expectRelayedAsSent(t, fragment, in: first, on: LinkID(2), what: "a fragment") }
+        // 3. T2 sends the same fragment packets again, as a neighbour relaying them would.
+        try FRG.write(t, fragments, from: 2)
+        // 4. None is relayed again, on any link.
+        let second = try t.observe(for: t.parameters.quietPeriod)
+        try t.expect(!second.contains { $0.message != nil }, "a fragment seen before was relayed again",
+                     expected: "nothing after T2's copies", seen: t.summary(second))
+    }
+}

@@ -1,0 +1,77 @@
+import MeshNode
+import MeshWire
+
+/// RLY checks for rules only bitchat has: the TTL cap (BITCHAT-R5) and relaying byte for byte
+/// but for the TTL byte (BITCHAT-R6.4), frames read raw first (BITCHAT-W7).
+extension RLY {
+    static let bitchatChecks = [bv17, bv18]
+
+    static let bv17 = Check("RLY/BV-17", "caps a received TTL at 7 before relaying: ttl 8 and ttl 200 both go out with 6",
+                            dialects: [.bitchat], needs: [.relay, .links(2)], rules: ["BITCHAT-R5"]) { t in
+        let probe = try t.probe(BitchatProbe.self)
+        // 1. Two testers link to the DUT.
+        try t.connect(2)
+        // 2. For ttl 8, then ttl 200: T1 sends a fresh broadcast from S1 with that TTL.
+        for ttl in [8, 200] {
+            let sent = try t.message(MessageSpec(from: .stranger(1), to: nil, ttl: ttl))
+            try t.send(sent, from: 1)
+            // 3. The relay on L2 carries the cap less one, 6, and is otherwise the packet sent.
+            let seen = try t.observe(for: t.parameters.quietPeriod)
+            try expectRelayedAsSent(t, probe.packet(of: sent), in: seen, on: LinkID(2))
+        }
+    }
+
+    static let bv18 = Check("RLY/BV-18", "relays byte for byte but the TTL: padding, reserved flags, signature and compressed bytes kept; pad-like endings read raw",
+                            dialects: [.bitchat], needs: [.relay, .links(2)], rules: ["BITCHAT-R6.4", "BITCHAT-W2", "BITCHAT-W6", "BITCHAT-W7"]) { t in
+        let probe = try t.probe(BitchatProbe.self)
+        // 1. Two testers link to the DUT.
+        try t.connect(2)
+        // 2. The tester builds broadcasts from S1 that a relay could spoil: a payload ending in
+        //    01 (looks like a pad), a frame padded to its bucket, a signature ending in 02 02
+        //    with reserved flag bit 0x20 set, and a compressed payload.
+        let text = Array("meshconform: relayed as it came".utf8)
+        let repetitive = Array(String(repeating: "abcabcabc ", count: 30).utf8)
+        let variants: [(String, (inout BitchatPacket) -> Void)] = [
+            ("a payload ending in 01", { $0.payload = text + [0x01] }),
+            ("a frame padded to its bucket", { $0 = $0.paddedToBucket() }),
+            ("a signature ending in 02 02 and flag 0x20", { p in
+                p.signature = [UInt8](repeating: 0x5A, count: BitchatPacket.signatureSize - 2) + [0x02, 0x02]
+                p.flags.formUnion([.hasSignature, BitchatPacket.Flags(rawValue: 0x20)])
+            }),
+            ("a compressed payload", { p in
+                p.payload = repetitive
+                p.compression = BitchatPacket.Compression(format: .deflate, originalSize: repetitive.count, data: BitchatCompression.deflate(repetitive))
+                p.flags.insert(.isCompressed)
+            }),
+        ]
+        for (what, edit) in variants {
+            let sent = probe.edited(try t.message(MessageSpec(from: .stranger(1), to: nil, ttl: 5)), edit)
+            try t.write(probe.packet(of: sent).encoded(), from: 1, what: "\(what): \(probe.describe(probe.packet(of: sent).encoded()))")
+            // 3. Each is relayed on L2 with ttl 4 and every other byte as sent.
+            let seen = try t.observe(for: t.parameters.quietPeriod)
+            try expectRelayedAsSent(t, probe.packet(of: sent), in: seen, on: LinkID(2), what: what)
+        }
+    }
+
+    /// BITCHAT-R5 / R6.4: `packet` was relayed on `link` once, with ttl min(ttl, 7) - 1 and every
+    /// other byte as sent (compared by re-encoding, which mirrors decoding byte for byte).
+    static func expectRelayedAsSent(_ t: CheckContext, _ packet: BitchatPacket, in seen: [Observation], on link: LinkID,
+                                    what: String? = nil) throws {
+        let label = what.map { " (\($0))" } ?? ""
+        let expectedTTL = Int(min(packet.ttl, 7)) - 1
+        let copies = seen.compactMap { o -> BitchatPacket? in
+            guard o.link == link, case .bitchat(let p)? = o.message?.value, p.dedupKey == packet.dedupKey else { return nil }
+            return p
+        }
+        try t.expect(copies.count == 1, "not relayed once on \(link)\(label)", expected: "one relay on \(link)", seen: t.summary(seen))
+        try t.expect(Int(copies[0].ttl) == expectedTTL, "the relay's TTL is not the capped TTL less one\(label)",
+                     expected: "ttl \(expectedTTL) for a received ttl \(packet.ttl)", seen: "ttl \(copies[0].ttl)")
+        var restored = copies[0]
+        restored.ttl = packet.ttl
+        let sent = packet.encoded(), relayed = restored.encoded()
+        let differ = zip(sent, relayed).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+        try t.expect(sent == relayed, "the relay changed more than the TTL byte\(label)",
+                     expected: "\(sent.count) bytes as sent, but offset 2",
+                     seen: "\(relayed.count) bytes" + (differ.map { ", first difference at offset \($0)" } ?? ""))
+    }
+}

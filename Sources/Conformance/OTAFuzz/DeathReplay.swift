@@ -1,0 +1,75 @@
+import MeshFuzz
+
+/// Replays input sequences on fresh DUTs to tell whether they still kill it, and minimises a
+/// killing sequence: ddmin over the inputs, then ddmin over the bytes of each survivor, each
+/// trial on a DUT of its own. Trials cost a DUT start (a process spawn, a reconnect), so both
+/// steps run under budgets and keep the best so far.
+struct DeathReplay {
+    let driver: any DUTDriver
+    let capabilities: Capabilities
+    /// The seed of the session the death happened in: with a fresh DUT per trial, every
+    /// replay repeats its random choices (the DUT's and the probe's).
+    let seed: UInt64
+    /// Carried over from the campaign and back, so no two liveness messages share a sequence.
+    private(set) var livenessSequence: UInt64
+    private(set) var trials = 0
+
+    init(driver: any DUTDriver, capabilities: Capabilities, seed: UInt64, livenessSequence: UInt64 = FuzzedDUT.firstLivenessSequence) {
+        self.driver = driver
+        self.capabilities = capabilities
+        self.seed = seed
+        self.livenessSequence = livenessSequence
+    }
+
+    /// Whether writing `sequence` to a fresh DUT leaves it dead (by either kind of death).
+    /// A driver that only reconnects (a device on the air: it may come back fresh, as
+    /// `meshconform node --fresh-when-idle` does, or not) first has to show the DUT alive,
+    /// else the trial means nothing and the fuzzer stops.
+    mutating func kills(_ sequence: [[UInt8]]) throws(FuzzStopped) -> Bool {
+        trials += 1
+        let dut: FuzzedDUT
+        // A device that keeps state across connections must not see the probe's ids again.
+        let trialSeed = driver.startsFreshDUT ? seed : Runner.seed(seed, "replay \(trials)")
+        switch try FuzzedDUT.start(driver: driver, capabilities: capabilities, seed: trialSeed, livenessSequence: livenessSequence) {
+        case .success(let d): dut = d
+        case .failure(let death):
+            throw FuzzStopped("the DUT could not be started again for a replay: \(death.reason)")
+        }
+        defer {
+            livenessSequence = dut.livenessSequence
+            _ = dut.close()
+        }
+        if !driver.startsFreshDUT, let death = try dut.liveness() {
+            throw FuzzStopped("the DUT does not answer after reconnecting (\(death.reason)); it cannot be restarted from here: restart it and rerun (findings so far are saved)")
+        }
+        if try dut.write(sequence) != nil { return true }
+        return try dut.liveness() != nil
+    }
+
+    /// The shortest sequence found that still kills a fresh DUT, with its inputs shrunk.
+    /// `sequence` must kill.
+    mutating func minimise(_ sequence: [[UInt8]], sequenceBudget: Int, byteBudget: Int) throws(FuzzStopped) -> [[UInt8]] {
+        var replay = self
+        defer { self = replay }
+        do {
+            var inputs = Minimiser<[UInt8]>(budget: sequenceBudget)
+            var current = try inputs.minimise(sequence) { try replay.kills($0) }
+            // The byte budget is shared out over the inputs that survived.
+            let perInput = byteBudget / max(1, current.count)
+            for index in current.indices where perInput > 0 && current[index].count >= 2 {
+                var bytes = Minimiser<UInt8>(budget: perInput)
+                let before = current
+                current[index] = try bytes.minimise(current[index]) { candidate in
+                    var trial = before
+                    trial[index] = candidate
+                    return try replay.kills(trial)
+                }
+            }
+            return current
+        } catch let stopped as FuzzStopped {
+            throw stopped
+        } catch {
+            throw FuzzStopped("\(error)")
+        }
+    }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import MeshFuzz
+import MeshNode
+import MeshWire
+
+/// How an over-the-air campaign runs (docs/fuzzing.md, "Over the air").
+public struct OTAFuzzConfiguration: Sendable {
+    /// Inputs written between two liveness probes.
+    public var batchSize = 16
+    /// Wall time for fuzzing; the minimising of a death in hand may run past it by its budget.
+    public var maxTime: Duration = .seconds(60)
+    /// Inputs to write at most (nil: until `maxTime`).
+    public var maxInputs: Int?
+    public var seed: UInt64 = 1
+    /// Root of the findings folders.
+    public var findingsRoot = "ota-findings"
+    /// Valid units to mutate besides the probe's own (the unit format's golden vectors).
+    public var extraSeeds: [[UInt8]] = []
+    public var stopOnFinding = false
+    /// Replays for ddmin over a killing sequence, and for shrinking the bytes of its inputs.
+    public var sequenceBudget = 64
+    public var byteBudget = 96
+    /// A session is replaced by a fresh one after this many batches, which bounds what a
+    /// death's history replay has to cover and what the session keeps in memory.
+    public var batchesPerSession = 32
+
+    public init() {}
+}
+
+/// What stops a campaign before it starts: bad use, so the CLI exits 2 with this message.
+public struct OTAFuzzSetupError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+}
+
+/// Over-the-air fuzzing of any DUT through any driver: mutated units of the dialect, written in
+/// batches by tester 1, each batch followed by a liveness probe; a DUT that stops answering
+/// (or that its driver reports gone) is a finding, replayed and minimised on fresh DUTs.
+public final class OTAFuzzCampaign {
+    public struct Status: Sendable {
+        public var elapsed: Duration
+        public var batches: Int
+        public var inputs: Int
+        public var inputsPerSecond: Double
+        public var dutStarts: Int
+        public var findings: Int
+    }
+
+    public var onStatus: ((Status) -> Void)?
+    public var onFinding: ((OTAFinding) -> Void)?
+
+    let driver: any DUTDriver
+    let capabilities: Capabilities
+    let configuration: OTAFuzzConfiguration
+    let probe: any DialectProbe
+    let unitCodec: FormatCodec?
+    private let store: FindingStore
+    private var summary: OTAFuzzSummary
+    private var signatures: [String: Int] = [:]
+    private let clock = ContinuousClock()
+    /// The seed of the current session, and the next liveness message's sequence number
+    /// (carried from session to session).
+    private var sessionSeed: UInt64 = 0
+    private var livenessSequence = FuzzedDUT.firstLivenessSequence
+
+    public init(driver: any DUTDriver, capabilities: Capabilities, configuration: OTAFuzzConfiguration) throws(OTAFuzzSetupError) {
+        guard let probe = capabilities.dialect.makeProbe() else {
+            throw OTAFuzzSetupError(description: "dialect \(capabilities.dialect.rawValue) has no conformance probe yet, so there is no liveness probe to fuzz it over the air with; dialects with one: \(DialectName.probed.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard capabilities.maxLinks >= 2 else {
+            throw OTAFuzzSetupError(description: "fuzzing over the air needs two tester links (inputs on one, relays observed on the other); the DUT allows \(capabilities.maxLinks) (over HCI: give two --adapter)")
+        }
+        guard configuration.batchSize >= 1, configuration.maxTime > .zero else {
+            throw OTAFuzzSetupError(description: "the batch size and the time limit must be positive")
+        }
+        var caps = capabilities
+        // A campaign is one long session: the per-check budget does not apply.
+        caps.checkBudgetSeconds = 1e8
+        self.driver = driver
+        self.capabilities = caps
+        self.configuration = configuration
+        self.probe = probe
+        unitCodec = probe.unitFormat.flatMap(FormatCatalog.codec)
+        store = FindingStore(root: configuration.findingsRoot)
+        summary = OTAFuzzSummary(dialect: caps.dialect.rawValue, dut: driver.name, seed: configuration.seed, batchSize: configuration.batchSize)
+    }
+
+    /// The catalog format of one unit of `dialect` on a link (its golden vectors make good
+    /// seeds), when the dialect's probe names one.
+    public static func unitFormat(of dialect: DialectName) -> FormatID? { dialect.makeProbe()?.unitFormat }
+
+    /// Runs until the time or input budget is spent, the first finding (with `stopOnFinding`),
+    /// or the DUT can no longer be fuzzed (INCONC in the summary). Never throws: whatever the
+    /// DUT does ends in the summary.
+    public func run() -> OTAFuzzSummary {
+        let started = clock.now
+        do {
+            try fuzz(started: started)
+        } catch {
+            summary.inconclusive = error.description
+        }
+        summary.seconds = (clock.now - started).seconds
+        return summary
+    }
+
+    private func fuzz(started: ContinuousClock.Instant) throws(FuzzStopped) {
+        var rng = FuzzRandom(seed: configuration.seed)
+        // The seeds' message ids come from a seed of their own, so that no session's probe
+        // (whose ids come from the session's seed) builds a liveness message with a seed's id.
+        _ = try? probe.setup(capabilities: capabilities, seed: configuration.seed ^ 0x5EED_5EED_5EED_5EED)
+        let seeds = FuzzSeeds.units(probe: probe, defaultTTL: DialectParameters.of(capabilities.dialect).defaultTTL) + configuration.extraSeeds
+        guard !seeds.isEmpty else { throw FuzzStopped("the \(capabilities.dialect.rawValue) probe built no valid unit to mutate") }
+        let maxUnit = DialectParameters.of(capabilities.dialect).maxUnit
+        var mutator = probe.unitFormat.flatMap(FuzzRegistry.target).map { Mutator(target: $0, maxLength: maxUnit + 64) }
+            ?? Mutator(maxLength: maxUnit + 64)
+
+        var dut = try startAlive(first: true)
+        defer { _ = dut.close() }
+        var history: [[UInt8]] = []
+        var batchesInSession = 0
+        while clock.now - started < configuration.maxTime, summary.inputs < (configuration.maxInputs ?? .max) {
+            let count = min(configuration.batchSize, (configuration.maxInputs ?? .max) - summary.inputs)
+            let batch = (0..<count).map { _ in mutator.mutate(rng.pick(seeds), other: rng.pick(seeds), rng: &rng).bytes }
+            history += batch
+            let uncarried = dut.uncarried
+            var death = try dut.write(batch)
+            summary.uncarried += dut.uncarried - uncarried
+            if death == nil { death = try dut.liveness() }
+            summary.inputs += batch.count
+            summary.batches += 1
+            batchesInSession += 1
+            report(started)
+            if let death {
+                let diagnostics = dut.close()
+                livenessSequence = dut.livenessSequence
+                try found(death, batch: batch, history: history, diagnostics: diagnostics)
+                report(started)
+                if configuration.stopOnFinding { return }
+            } else if batchesInSession < configuration.batchesPerSession {
+                continue
+            } else {
+                _ = dut.close()
+                livenessSequence = dut.livenessSequence
+            }
+            // A fresh session: after a death, or when this one has had its share of batches.
+            dut = try startAlive(first: false)
+            history = []
+            batchesInSession = 0
+        }
+    }
+
+    /// A new session whose DUT answers the liveness probe. The first must answer, or there is
+    /// nothing to fuzz; later ones restart a DUT that died, which only drivers that start
+    /// fresh DUTs can promise.
+    private func startAlive(first: Bool) throws(FuzzStopped) -> FuzzedDUT {
+        summary.dutStarts += 1
+        // Each session its own seed (the DUT's and the probe's random choices, blemesh's
+        // envelope ids): a device that keeps state across reconnections sees new messages.
+        sessionSeed = Runner.seed(configuration.seed, "ota session \(summary.dutStarts)")
+        let dut: FuzzedDUT
+        switch try FuzzedDUT.start(driver: driver, capabilities: capabilities, seed: sessionSeed, livenessSequence: livenessSequence) {
+        case .success(let d): dut = d
+        case .failure(let death):
+            throw FuzzStopped("the DUT could not be \(first ? "started" : "started again"): \(death.reason)")
+        }
+        if let death = try dut.liveness() {
+            let diagnostics = dut.close().map { "; DUT diagnostics: \($0)" } ?? ""
+            throw FuzzStopped(first
+                ? "the DUT does not relay or ack a valid message before any fuzz input (\(death.reason))\(diagnostics); check the dialect and the capabilities"
+                : "the DUT does not answer after \(driver.startsFreshDUT ? "a restart" : "reconnecting") (\(death.reason))\(diagnostics); restart it and rerun (findings so far are saved)")
+        }
+        return dut
+    }
+
+    /// A death: the batch is saved at once as it was, then reproduced and minimised on fresh
+    /// (or reconnected and alive) DUTs, classified, and saved under its signature.
+    private func found(_ death: DUTDeath, batch: [[UInt8]], history: [[UInt8]], diagnostics: String?) throws(FuzzStopped) {
+        let dialect = capabilities.dialect.rawValue
+        let rawName = "unminimised-" + CorpusStore.name(of: batch.flatMap { $0 }).prefix(16)
+        var finding = OTAFinding(dialect: dialect, dut: driver.name, kind: death.kind, reason: death.reason, signature: "",
+                                 sequence: batch.map(Hex.encode), decoderVerdicts: batch.map(verdict),
+                                 originalInputs: batch.count, originalBytes: batch.reduce(0) { $0 + $1.count },
+                                 reproduction: .notTried, minimised: false, trials: 0, diagnostics: diagnostics, path: "", duplicates: 0)
+        finding.signature = signature(death, finding.decoderVerdicts, minimised: false)
+        finding.path = try store.save(batch, finding, name: String(rawName))
+        var replay = DeathReplay(driver: driver, capabilities: capabilities, seed: sessionSeed, livenessSequence: livenessSequence)
+        defer {
+            summary.replays += replay.trials
+            livenessSequence = replay.livenessSequence
+        }
+        let killing: [[UInt8]]
+        let minimal: [[UInt8]]
+        do {
+            if try replay.kills(batch) {
+                killing = batch
+                finding.reproduction = .batch
+            } else if history.count > batch.count, try replay.kills(history) {
+                killing = history
+                finding.reproduction = .history
+            } else {
+                finding.reproduction = .notReproduced
+                finding.trials = replay.trials
+                finding.path = try store.save(batch, finding, name: String(rawName))
+                record(finding)
+                return
+            }
+            minimal = try replay.minimise(killing, sequenceBudget: configuration.sequenceBudget, byteBudget: configuration.byteBudget)
+        } catch {
+            // The DUT could not be replayed against (a device that stays dead after
+            // reconnecting): the batch as it was is the finding, and the campaign ends.
+            finding.trials = replay.trials
+            record(finding)
+            throw error
+        }
+        finding.minimised = true
+        finding.sequence = minimal.map(Hex.encode)
+        finding.decoderVerdicts = minimal.map(verdict)
+        finding.originalInputs = killing.count
+        finding.originalBytes = killing.reduce(0) { $0 + $1.count }
+        finding.trials = replay.trials
+        finding.signature = signature(death, finding.decoderVerdicts, minimised: true)
+        store.remove(dialect: dialect, name: String(rawName))
+        if let known = signatures[finding.signature] {
+            summary.findings[known].duplicates += 1
+            let saved = summary.findings[known]
+            _ = try store.save(FindingStore.inputs(in: saved.path), saved, name: URL(fileURLWithPath: saved.path).lastPathComponent)
+            return
+        }
+        finding.path = try store.save(minimal, finding, name: String(CorpusStore.name(of: Array(finding.signature.utf8)).prefix(16)))
+        record(finding)
+    }
+
+    private func record(_ finding: OTAFinding) {
+        signatures[finding.signature] = summary.findings.count
+        summary.findings.append(finding)
+        onFinding?(finding)
+    }
+
+    /// How the unit format's decoder takes an input: "valid" or its error code.
+    private func verdict(_ input: [UInt8]) -> String {
+        guard let unitCodec else { return "?" }
+        do {
+            _ = try unitCodec.decode(input, nil)
+            return "valid"
+        } catch {
+            return error.code.rawValue
+        }
+    }
+
+    /// Kind, for a failure its reason without numbers (exit codes, pids and times vary), and
+    /// the decoder's view of each input, so the same bug found twice is one finding.
+    private func signature(_ death: DUTDeath, _ verdicts: [String], minimised: Bool) -> String {
+        var text = death.kind
+        if case .failed(let reason) = death {
+            let stable = reason.split(separator: ";").first.map(String.init) ?? reason
+            text += " (\(String(stable.filter { !$0.isNumber }.prefix(100))))"
+        }
+        text += " after \(minimised ? "" : "an unminimised ")[\(verdicts.joined(separator: ", "))]"
+        return text
+    }
+
+    private func report(_ started: ContinuousClock.Instant) {
+        guard let onStatus else { return }
+        let elapsed = clock.now - started
+        onStatus(Status(elapsed: elapsed, batches: summary.batches, inputs: summary.inputs,
+                        inputsPerSecond: elapsed > .zero ? Double(summary.inputs) / elapsed.seconds : 0,
+                        dutStarts: summary.dutStarts, findings: summary.findings.count))
+    }
+}

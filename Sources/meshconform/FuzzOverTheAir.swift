@@ -1,0 +1,90 @@
+import ArgumentParser
+import Conformance
+import Foundation
+import MeshFuzz
+import MeshNode
+import MeshVectors
+import MeshWire
+
+/// `meshconform fuzz --dialect D [--dut-exec CMD | --adapter A --adapter B --target T | --mutant M]`:
+/// over-the-air fuzzing of a DUT (docs/fuzzing.md, "Over the air"). The DUT options mean what
+/// they mean for `run`, and are turned into a driver by the same code.
+extension FuzzCommand {
+    func fuzzOverTheAir() throws {
+        guard let dialect else {
+            throw UsageError("--dut-exec, --adapter, --target, --mutant, --capabilities and --btsnoop fuzz a DUT over the air: name its dialect with --dialect D")
+        }
+        if let format {
+            throw UsageError("give a format ('\(format)': its decoder, in process) or --dialect \(dialect) (a DUT, over the air), not both")
+        }
+        if list { throw UsageError("--list shows the in-process targets; drop --dialect, or drop --list") }
+        guard jobs == 1 else { throw UsageError("--jobs is for in-process campaigns; over the air one tester writes to one DUT (drop --jobs)") }
+        guard batch >= 1, maxTime > 0, runs.map({ $0 >= 1 }) ?? true else { throw UsageError("--batch, --max-time and --runs must be positive") }
+
+        let name = try parseDialect(dialect)
+        guard DialectName.probed.contains(name) else {
+            throw UsageError("dialect \(dialect) has no conformance probe yet, so no liveness probe to fuzz a DUT over the air with; dialects with one: \(DialectName.probed.map(\.rawValue).joined(separator: ", ")) (its decoders: `meshconform fuzz \(dialect).<format>`)")
+        }
+        var arguments = ["--dialect", dialect, "--seed", String(seed)] + adapter.flatMap { ["--adapter", $0] }
+        for (flag, value) in [("--target", target), ("--dut-exec", dutExec), ("--mutant", mutant), ("--capabilities", capabilities), ("--btsnoop", btsnoop)] {
+            if let value { arguments += [flag, value] }
+        }
+        let plan: RunCommand.Plan
+        do { plan = try RunCommand.parse(arguments).makePlan() } catch let error as UsageError { throw error } catch {
+            throw UsageError(RunCommand.message(for: error))
+        }
+        defer { plan.radio?.close() }
+        guard let caps = plan.capabilities.first else { throw UsageError("no dialect to fuzz") }
+
+        var configuration = OTAFuzzConfiguration()
+        configuration.batchSize = batch
+        configuration.maxTime = .milliseconds(Int64(maxTime * 1000))
+        configuration.maxInputs = runs
+        configuration.seed = seed
+        configuration.findingsRoot = findings
+        configuration.stopOnFinding = stopOnFinding
+        configuration.extraSeeds = vectorSeeds(OTAFuzzCampaign.unitFormat(of: caps.dialect))
+        let campaign: OTAFuzzCampaign
+        do { campaign = try OTAFuzzCampaign(driver: plan.driver, capabilities: caps, configuration: configuration) } catch {
+            throw UsageError(error.description)
+        }
+        print("\(caps.dialect.rawValue): fuzzing \(plan.driver.name) over the air, batches of \(batch), findings under \(findings)/\(caps.dialect.rawValue)/")
+        let live = isatty(2) != 0
+        var lastLine = ContinuousClock.now
+        campaign.onStatus = { s in
+            let line = "[\(Int(s.elapsed.components.seconds))s] \(caps.dialect.rawValue): inputs \(s.inputs) (\(Int(s.inputsPerSecond))/s), batches \(s.batches), DUT starts \(s.dutStarts), found \(s.findings)"
+            // A live line on a terminal; in a log, one line every ten seconds.
+            if live { FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8)) } else if ContinuousClock.now - lastLine >= .seconds(10) {
+                lastLine = .now
+                FileHandle.standardError.write(Data((line + "\n").utf8))
+            }
+        }
+        campaign.onFinding = { f in
+            FileHandle.standardError.write(Data(((live ? "\n" : "") + "found a \(f.kind) DUT: \(f.signature)\n").utf8))
+        }
+        let summary = campaign.run()
+        if live { FileHandle.standardError.write(Data("\n".utf8)) }
+        print(summary.text)
+        if let json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            do { try encoder.encode(summary).write(to: URL(fileURLWithPath: json), options: .atomic) } catch {
+                throw UsageError("cannot write \(json): \(error.localizedDescription)")
+            }
+        }
+        if summary.findings.isEmpty, let failure = plan.radio?.adapterFailure {
+            throw UsageError("a tester adapter failed: \(failure) (is the controller still running?)")
+        }
+        switch summary.exitStatus {
+        case 0: return
+        case 1: throw ExitCode(1)
+        default: throw UsageError("the DUT could not be fuzzed: \(summary.inconclusive ?? "?")")
+        }
+    }
+
+    /// The valid golden vectors of the dialect's unit format, when the vectors folder has them.
+    private func vectorSeeds(_ format: FormatID?) -> [[UInt8]] {
+        guard let format, let file = try? VectorFile(contentsOf: "\(vectors)/\(format).json") else { return [] }
+        return file.tests.filter { $0.result == .valid }.map(\.bytes)
+    }
+}

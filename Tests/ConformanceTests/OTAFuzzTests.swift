@@ -1,0 +1,194 @@
+@testable import Conformance
+import Foundation
+import MeshNode
+import MeshWire
+import Testing
+
+/// Over-the-air fuzzing (docs/fuzzing.md, "Over the air"): a DUT that dies on some input is
+/// found and the input minimised, whatever the driver; a sound DUT yields nothing.
+@Suite("over-the-air fuzzing", .serialized)
+struct OTAFuzzTests {
+    /// Dialects with a probe whose reference node carries the crash-on-truncated mutant.
+    static let truncatable = DialectName.probed.filter { Fault.crashOnTruncated.dialects.contains($0) }
+
+    static func folder(_ name: String) -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ota-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        try? FileManager.default.removeItem(atPath: path)
+        return path
+    }
+
+    static func configuration(_ findings: String, inputs: Int, seed: UInt64 = 1) -> OTAFuzzConfiguration {
+        var c = OTAFuzzConfiguration()
+        c.findingsRoot = findings
+        c.maxInputs = inputs
+        c.maxTime = .seconds(300)
+        c.seed = seed
+        return c
+    }
+
+    @Test(arguments: truncatable)
+    func crashOnTruncatedIsFoundAndMinimisedToOneTruncatedUnit(_ dialect: DialectName) throws {
+        let findings = Self.folder("truncated")
+        defer { try? FileManager.default.removeItem(atPath: findings) }
+        var config = Self.configuration(findings, inputs: 2000)
+        config.stopOnFinding = true
+        let campaign = try OTAFuzzCampaign(driver: VirtualDriver(faults: [.crashOnTruncated]), capabilities: .referenceNode(dialect),
+                                           configuration: config)
+        let summary = campaign.run()
+        #expect(summary.exitStatus == 1, "\(summary.text)")
+        let finding = try #require(summary.findings.first, "\(summary.text)")
+        #expect(finding.kind == "silent" && finding.reproduction == .batch && finding.minimised, "\(finding)")
+        // 1. Minimised to one input, which the unit format's decoder refuses as truncated.
+        #expect(finding.sequence.count == 1 && finding.originalInputs > 1, "\(finding.sequence)")
+        let codec = try #require(OTAFuzzCampaign.unitFormat(of: dialect).flatMap(FormatCatalog.codec))
+        let input = try #require(finding.sequence.first.flatMap(Hex.decode))
+        #expect(throws: WireError.self) { _ = try codec.decode(input, nil) }
+        do { _ = try codec.decode(input, nil) } catch { #expect(error.code == .truncated, "\(error)") }
+        #expect(finding.decoderVerdicts == ["truncated"])
+        // 2. Saved: the folder holds that input and the description; nothing unminimised is left.
+        #expect(FindingStore.inputs(in: finding.path) == [input])
+        let saved = try JSONDecoder().decode(OTAFinding.self, from: Data(contentsOf: URL(fileURLWithPath: finding.path + "/finding.json")))
+        #expect(saved == finding)
+        let left = try FileManager.default.contentsOfDirectory(atPath: "\(findings)/\(dialect.rawValue)")
+        #expect(left == [URL(fileURLWithPath: finding.path).lastPathComponent], "\(left)")
+        // 3. The saved input kills a fresh mutant and leaves the reference node alive.
+        var mutant = DeathReplay(driver: VirtualDriver(faults: [.crashOnTruncated]), capabilities: .referenceNode(dialect), seed: 1)
+        #expect(try mutant.kills([input]))
+        var reference = DeathReplay(driver: VirtualDriver(), capabilities: .referenceNode(dialect), seed: 1)
+        #expect(try !reference.kills([input]))
+    }
+
+    @Test(arguments: truncatable)
+    func theReferenceNodeYieldsNothingForTheSameBudget(_ dialect: DialectName) throws {
+        let findings = Self.folder("reference")
+        defer { try? FileManager.default.removeItem(atPath: findings) }
+        let summary = try OTAFuzzCampaign(driver: VirtualDriver(), capabilities: .referenceNode(dialect),
+                                          configuration: Self.configuration(findings, inputs: 2000)).run()
+        #expect(summary.exitStatus == 0 && summary.findings.isEmpty && summary.inconclusive == nil, "\(summary.text)")
+        #expect(summary.inputs == 2000 && summary.batches == 125)
+        // Sessions are renewed every 32 batches.
+        #expect(summary.dutStarts == 4)
+    }
+
+    /// Every later death of the same bug is a duplicate of the first finding, not a new one.
+    @Test func repeatedDeathsOfOneBugAreOneFinding() throws {
+        let findings = Self.folder("duplicates")
+        defer { try? FileManager.default.removeItem(atPath: findings) }
+        let summary = try OTAFuzzCampaign(driver: VirtualDriver(faults: [.crashOnTruncated]), capabilities: .referenceNode(.relay),
+                                          configuration: Self.configuration(findings, inputs: 320)).run()
+        let truncated = summary.findings.filter { $0.decoderVerdicts == ["truncated"] }
+        #expect(truncated.count == 1 && truncated[0].duplicates >= 1, "\(summary.text)")
+        #expect(summary.dutStarts > 2)
+    }
+
+    /// A DUT that never relays or acks cannot be fuzzed: INCONC with the reason, at once.
+    @Test func aDUTThatNeverAnswersIsInconclusive() throws {
+        let driver = ProcessDriver(command: "read l; printf '{\"type\":\"ready\",\"version\":1}\\n'; cat >/dev/null",
+                                   startTimeout: .seconds(5), stopGrace: .milliseconds(200))
+        let findings = Self.folder("mute")
+        defer { try? FileManager.default.removeItem(atPath: findings) }
+        let started = ContinuousClock.now
+        let summary = try OTAFuzzCampaign(driver: driver, capabilities: .process(.relay), configuration: Self.configuration(findings, inputs: 100)).run()
+        #expect(summary.exitStatus == 2 && summary.inputs == 0, "\(summary.text)")
+        #expect(summary.inconclusive?.contains("before any fuzz input") == true, "\(summary.inconclusive ?? "")")
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    /// A driver that only reconnects (a device on the air): the death is saved as it was, and
+    /// a DUT still dead after reconnecting ends the campaign INCONC, not in a hang.
+    @Test func aDeviceThatStaysDeadIsSavedUnminimisedThenInconclusive() throws {
+        let findings = Self.folder("reconnect")
+        defer { try? FileManager.default.removeItem(atPath: findings) }
+        let summary = try OTAFuzzCampaign(driver: ReconnectingDriver(faults: [.crashOnTruncated]), capabilities: .referenceNode(.relay),
+                                          configuration: Self.configuration(findings, inputs: 2000)).run()
+        #expect(summary.exitStatus == 1, "\(summary.text)")
+        let finding = try #require(summary.findings.first)
+        #expect(finding.reproduction == .notTried && !finding.minimised && finding.sequence.count == finding.originalInputs && finding.trials == 1)
+        #expect(FindingStore.inputs(in: finding.path).map(Hex.encode) == finding.sequence)
+        #expect(summary.inconclusive?.contains("after reconnecting") == true, "\(summary.inconclusive ?? "")")
+    }
+
+    /// A device that comes back fresh after a reconnection is replayed against like a fresh
+    /// DUT (each trial first shows it alive), so the death is minimised over the air too.
+    @Test func aDeviceThatComesBackFreshIsMinimised() throws {
+        let findings = Self.folder("fresh-when-idle")
+        defer { try? FileManager.default.removeItem(atPath: findings) }
+        var config = Self.configuration(findings, inputs: 2000)
+        config.stopOnFinding = true
+        let summary = try OTAFuzzCampaign(driver: ReconnectingDriver(faults: [.crashOnTruncated], freshWhenIdle: true),
+                                          capabilities: .referenceNode(.relay), configuration: config).run()
+        let finding = try #require(summary.findings.first, "\(summary.text)")
+        #expect(summary.inconclusive == nil && finding.minimised && finding.decoderVerdicts == ["truncated"], "\(summary.text)")
+    }
+}
+
+/// Like a device on the air: every `start` reconnects to the same node, whose state (a crash
+/// included) carries over, unless it starts afresh when idle (`meshconform node --fresh-when-idle`).
+/// Either way the driver does not promise a fresh DUT.
+final class ReconnectingDriver: DUTDriver, @unchecked Sendable {
+    let faults: Set<Fault>
+    let freshWhenIdle: Bool
+    private var node: VirtualSession?
+
+    init(faults: Set<Fault>, freshWhenIdle: Bool = false) {
+        self.faults = faults
+        self.freshWhenIdle = freshWhenIdle
+    }
+
+    var name: String { "one persistent mutant" }
+
+    func start(_ setup: DUTSetup) throws -> any DUTSession {
+        if let node, !freshWhenIdle { return node }
+        let session = try VirtualDriver(faults: faults).start(setup) as! VirtualSession
+        node = session
+        return session
+    }
+}
+
+/// A process DUT with one planted bug (Tests/Support/fragile-dut.py: it exits on a unit that
+/// holds the text 1e999): the fuzzer finds that input among the others and minimises to it.
+@Suite("over-the-air fuzzing: a process DUT that dies on one input", .serialized)
+struct OTAFuzzProcessTests {
+    static let fragile = "'\(DUTPrograms.python)' '\(DUTPrograms.root.appendingPathComponent("Tests/Support/fragile-dut.py").path)'"
+
+    @Test func theKillingInputIsFoundAndMinimised() throws {
+        let findings = OTAFuzzTests.folder("fragile")
+        defer { try? FileManager.default.removeItem(atPath: findings) }
+        var config = OTAFuzzTests.configuration(findings, inputs: 3000)
+        config.stopOnFinding = true
+        config.byteBudget = 40
+        // The flooding DUT answers at once: little slack is needed on the wall clock.
+        var caps = Capabilities.process(.relay)
+        caps.timingSlackMs = 40
+        let summary = try OTAFuzzCampaign(driver: ProcessDriver(command: Self.fragile), capabilities: caps, configuration: config).run()
+        #expect(summary.exitStatus == 1, "\(summary.text)")
+        let finding = try #require(summary.findings.first, "\(summary.text)")
+        // 1. The DUT exited, and the reason carries its exit status and stderr.
+        #expect(finding.kind == "failed" && finding.reason.contains("exited") && finding.reason.contains("float overflow"), "\(finding.reason)")
+        // 2. One input of the batch, and it holds the planted text.
+        #expect(finding.reproduction == .batch && finding.originalInputs > 1 && finding.sequence.count == 1, "\(finding)")
+        let input = try #require(finding.sequence.first.flatMap(Hex.decode))
+        #expect(String(decoding: input, as: UTF8.self).contains("1e999"), "\(finding.sequence)")
+        #expect(FindingStore.inputs(in: finding.path) == [input])
+    }
+
+    /// The same bug as a hang: the DUT stops reading and never exits. Every wait is bounded,
+    /// so the hang is a `silent` finding, minimised like the crash, and the tool ends.
+    @Test func aHangingDUTIsAFindingNotAHungTool() throws {
+        let findings = OTAFuzzTests.folder("hang")
+        defer { try? FileManager.default.removeItem(atPath: findings) }
+        var config = OTAFuzzTests.configuration(findings, inputs: 3000)
+        config.stopOnFinding = true
+        config.sequenceBudget = 24
+        config.byteBudget = 0
+        var caps = Capabilities.process(.relay)
+        caps.timingSlackMs = 40
+        let driver = ProcessDriver(command: Self.fragile + " --hang", stopGrace: .milliseconds(100))
+        let started = ContinuousClock.now
+        let summary = try OTAFuzzCampaign(driver: driver, capabilities: caps, configuration: config).run()
+        let finding = try #require(summary.findings.first, "\(summary.text)")
+        #expect(finding.kind == "silent" && finding.sequence.count == 1, "\(finding)")
+        #expect(finding.sequence.first.flatMap(Hex.decode).map { String(decoding: $0, as: UTF8.self).contains("1e999") } == true)
+        #expect(ContinuousClock.now - started < .seconds(120))
+    }
+}
