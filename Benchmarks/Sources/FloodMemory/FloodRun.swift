@@ -83,13 +83,16 @@ struct FloodRun {
         // (4096) + acks forwarded in the last second (1024) + links + session keys (256); blemesh routes (1024) + reverse routes (4096)
         // + links + discoveries (64).
         // bitchat and simple: links only (their caches are counted as dedup entries, bitchat's
-        // fragment assemblies, at most 128, as reassemblies).
+        // fragment assemblies, at most 128, as reassemblies). peat: links + the document's counter
+        // and ack entries, each at least 5 of the 512 bytes the document must fit in, and one
+        // timer for the document period.
         let otherCap = switch dialect {
         case .relay: 4096 + 1024 + 8 + 256
         case .blemesh: 1024 + 4096 + 8 + 64
+        case .peat: 8 + 512 / 5
         default: 8
         }
-        let timerCap = 2 * 1024 + (dialect == .relay ? 1 : 64 + 64)
+        let timerCap = 2 * 1024 + (dialect == .relay || dialect == .peat ? 1 : 64 + 64)
         let caps: [(String, Int, Int)] = [
             ("dedup entries", peak.dedupEntries, 2 * 4096),
             ("scheduled relays", peak.scheduledRelays, 1024),

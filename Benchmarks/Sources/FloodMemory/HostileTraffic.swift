@@ -9,8 +9,8 @@ struct HostileTraffic {
     let me: NodeAddress
     private let meID: UUID
 
-    /// Dialects this traffic generator knows how to attack (peat: not yet).
-    static let dialects: [DialectName] = [.relay, .blemesh, .bitchat, .simple, .camp]
+    /// Dialects this traffic generator knows how to attack: every one.
+    static let dialects: [DialectName] = [.relay, .blemesh, .bitchat, .simple, .camp, .peat]
 
     init(dialect: DialectName, me: NodeAddress) {
         self.dialect = dialect
@@ -33,6 +33,7 @@ struct HostileTraffic {
         case .camp: return camp(i, link)
         case .bitchat: return bitchat(i, link)
         case .simple: return simple(i, link)
+        case .peat: return peat(i, link)
         default: preconditionFailure("no hostile traffic for \(dialect) (HostileTraffic.dialects)")
         }
     }
@@ -183,5 +184,38 @@ struct HostileTraffic {
                                   originalSender: me.description).encoded()
         }
         return [.received(bytes, on: link)]
+    }
+
+    // MARK: peat
+
+    private static let peatPayload = PeatDocument(version: 1, nodeID: 0x5EED, chat: Array("hostile".utf8)).encoded()
+
+    private func peat(_ i: Int, _ link: LinkID) -> [NodeEvent] {
+        // Every 1000th: the app sends (its own envelope, a cache entry).
+        if i % 1000 == 999 { return [.command(.send(payload: Array("hi".utf8), to: nil))] }
+        let origin = UInt32(i % 997 + 1)
+        func envelope(hop: UInt8, maxHops: UInt8) -> [UInt8] {
+            PeatRelayEnvelope(broadcast: true, messageID: PeatRelayEnvelope.messageID(origin: origin, timestampMs: UInt64(i), payloadHash: 0),
+                              hop: hop, maxHops: maxHops, origin: origin, payload: Self.peatPayload).encoded()
+        }
+        let value: [UInt8]
+        switch i % 8 {
+        case 0, 1, 2:   // envelopes to relay (PEAT-R3): cache, relay queue
+            value = envelope(hop: 0, maxHops: 7)
+        case 3:         // budget spent: recorded, not relayed
+            value = envelope(hop: 7, maxHops: 7)
+        case 4:         // documents of 5000 nodes, counters growing: the merge fills the document to 512 bytes, then is refused
+            let node = UInt32(i % 5000 + 1)
+            value = PeatDocument(version: 1, nodeID: node, counters: [PeatDocument.Counter(node: node, count: UInt64(i))]).encoded()
+        case 5:         // one emergency per 512 inputs, newer each time, acked by ever new nodes (refused whole once the counters fill the document)
+            let source = UInt32(i / 512 + 1)
+            let emergency = PeatEmergency(source: source, timestamp: PeatWire.minimumTimestamp + UInt64(i / 512), acks: [(UInt32(i % 5000 + 10_000), true)])
+            value = PeatDocument(version: 1, nodeID: source, emergency: emergency).encoded()
+        case 6:         // the other crate's 22-byte 0xAF canned message: refused (PEAT-W1)
+            value = [PeatWire.peerE2EEMarker] + [UInt8](repeating: UInt8(truncatingIfNeeded: i), count: 21)
+        default:        // truncated envelopes
+            value = Array(envelope(hop: 0, maxHops: 7).prefix(20 + i % 8))
+        }
+        return [.received(value, on: link)]
     }
 }

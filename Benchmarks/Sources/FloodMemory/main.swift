@@ -9,7 +9,7 @@ import MeshWire
 // the process's resident memory may grow between the 20 % mark and the end.
 //
 //   swift build -c release --package-path Benchmarks --product FloodMemory
-//   Benchmarks/.build/release/FloodMemory [--messages N] [--dialect relay|blemesh|bitchat|simple]
+//   Benchmarks/.build/release/FloodMemory [--messages N] [--dialect relay|blemesh|bitchat|simple|camp|peat]
 //
 // Exit status 0: flat; 1: a bound or the flatness check failed (the table says which).
 
