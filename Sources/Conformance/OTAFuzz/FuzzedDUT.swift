@@ -110,19 +110,17 @@ final class FuzzedDUT {
         return .silent("no relay or ack of \(destinations.count) fresh valid messages within \(context.parameters.answerPeriod) each (seen: \(seen.joined(separator: " / ")))")
     }
 
-    /// A liveness message to `destination`, with this campaign's next sequence number. What the
-    /// dialect cannot express falls back: no sequence numbers (camp: its ids come from the
-    /// session's seed, fresh as well), no messages addressed to one node (peat: relayed ones).
+    /// A liveness message to `destination`, with this campaign's next sequence number where the
+    /// dialect lets the tester pick one (camp has none, bitchat's is the sender's clock: their
+    /// probes make each message fresh themselves). A dialect without messages addressed to one
+    /// node (simple, peat) gets a relayed one instead.
     private func livenessMessage(to destination: Party?) throws -> ProbeMessage {
         livenessSequence += 1
+        let sequence = context.probe.acceptsChosenSequence ? livenessSequence : nil
         do {
-            return try context.message(MessageSpec(from: .stranger(9), to: destination, sequence: livenessSequence))
-        } catch is CheckNotApplicable {
-            do {
-                return try context.message(MessageSpec(from: .stranger(9), to: destination))
-            } catch is CheckNotApplicable where destination != context.probe.relayedDestination {
-                return try livenessMessage(to: context.probe.relayedDestination)
-            }
+            return try context.message(MessageSpec(from: .stranger(9), to: destination, sequence: sequence))
+        } catch is CheckNotApplicable where destination != context.probe.relayedDestination {
+            return try livenessMessage(to: context.probe.relayedDestination)
         }
     }
 

@@ -18,6 +18,9 @@ import MeshWire
 /// A ProbeMessage's `body` is the whole value as written, since a relay must carry it byte for
 /// byte (CAMP-R4); its `key` and `ackID` are the message `id`.
 public final class CampProbe: DialectProbe {
+    /// camp messages have no sequence number (camp.md 2.1).
+    public var acceptsChosenSequence: Bool { false }
+
     public let dialect = DialectName.camp
     public private(set) var dutAddress = NodeAddress(CampProbe.dutID)
     static let dutID = UUID(uuidString: "CA000000-0000-4000-8000-000000000000")!
