@@ -110,30 +110,16 @@ struct FuzzCommand: ParsableCommand {
         configuration.memoryMB = memoryMB
         configuration.stopOnFinding = stopOnFinding
         let supervisor = Supervisor(configuration)
-        let live = isatty(2) != 0
-        var lastLine = ContinuousClock.now
+        let status = StatusLine()
         supervisor.onStatus = { s in
-            let line = "[\(Int(s.elapsed.components.seconds))s] \(s.target): execs \(s.executions) (\(Int(s.executionsPerSecond))/s), corpus \(s.corpus), new \(s.newInputs), found \(s.findings)"
-            // A live line on a terminal; in a log, one line every ten seconds.
-            if live { FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8)) } else if ContinuousClock.now - lastLine >= .seconds(10) {
-                lastLine = .now
-                FileHandle.standardError.write(Data((line + "\n").utf8))
-            }
+            status.update("[\(Int(s.elapsed.components.seconds))s] \(s.target): execs \(s.executions) (\(Int(s.executionsPerSecond))/s), corpus \(s.corpus), new \(s.newInputs), found \(s.findings)")
         }
-        supervisor.onFinding = { f in
-            FileHandle.standardError.write(Data(((live ? "\n" : "") + "found \(f.kind.rawValue) in \(f.target): \(f.signature)\n").utf8))
-        }
+        supervisor.onFinding = { f in status.note("found \(f.kind.rawValue) in \(f.target): \(f.signature)") }
         let summary: CampaignSummary
         do { summary = try supervisor.run() } catch { throw UsageError("\(error)") }
-        if live { FileHandle.standardError.write(Data("\n".utf8)) }
+        status.end()
         print(summary.text)
-        if let json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            do { try encoder.encode(summary).write(to: URL(fileURLWithPath: json), options: .atomic) } catch {
-                throw UsageError("cannot write \(json): \(error.localizedDescription)")
-            }
-        }
+        if let json { try writeJSON(summary, to: json) }
         if summary.exitStatus != 0 { throw ExitCode(summary.exitStatus) }
     }
 
@@ -152,4 +138,33 @@ struct FuzzCommand: ParsableCommand {
 func selfPath() -> String {
     if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return "'\(path)'" }
     return "'\(CommandLine.arguments[0])'"
+}
+
+/// A campaign's progress on stderr: a live line on a terminal; in a log, one line every ten seconds.
+final class StatusLine {
+    private let live = isatty(2) != 0
+    private var last = ContinuousClock.now
+
+    func update(_ line: String) {
+        if live {
+            FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+        } else if ContinuousClock.now - last >= .seconds(10) {
+            last = .now
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+    }
+
+    /// A line of its own (a finding), below the live line.
+    func note(_ text: String) { FileHandle.standardError.write(Data(((live ? "\n" : "") + text + "\n").utf8)) }
+
+    func end() { if live { FileHandle.standardError.write(Data("\n".utf8)) } }
+}
+
+/// A campaign summary as JSON for CI (`--json FILE`), written atomically.
+func writeJSON(_ value: some Encodable, to path: String) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    do { try encoder.encode(value).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+        throw UsageError("cannot write \(path): \(error.localizedDescription)")
+    }
 }

@@ -49,29 +49,15 @@ extension FuzzCommand {
             throw UsageError(error.description)
         }
         print("\(caps.dialect.rawValue): fuzzing \(plan.driver.name) over the air, batches of \(batch), findings under \(findings)/\(caps.dialect.rawValue)/")
-        let live = isatty(2) != 0
-        var lastLine = ContinuousClock.now
+        let status = StatusLine()
         campaign.onStatus = { s in
-            let line = "[\(Int(s.elapsed.components.seconds))s] \(caps.dialect.rawValue): inputs \(s.inputs) (\(Int(s.inputsPerSecond))/s), batches \(s.batches), DUT starts \(s.dutStarts), found \(s.findings)"
-            // A live line on a terminal; in a log, one line every ten seconds.
-            if live { FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8)) } else if ContinuousClock.now - lastLine >= .seconds(10) {
-                lastLine = .now
-                FileHandle.standardError.write(Data((line + "\n").utf8))
-            }
+            status.update("[\(Int(s.elapsed.components.seconds))s] \(caps.dialect.rawValue): inputs \(s.inputs) (\(Int(s.inputsPerSecond))/s), batches \(s.batches), DUT starts \(s.dutStarts), found \(s.findings)")
         }
-        campaign.onFinding = { f in
-            FileHandle.standardError.write(Data(((live ? "\n" : "") + "found a \(f.kind) DUT: \(f.signature)\n").utf8))
-        }
+        campaign.onFinding = { f in status.note("found a \(f.kind) DUT: \(f.signature)") }
         let summary = campaign.run()
-        if live { FileHandle.standardError.write(Data("\n".utf8)) }
+        status.end()
         print(summary.text)
-        if let json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            do { try encoder.encode(summary).write(to: URL(fileURLWithPath: json), options: .atomic) } catch {
-                throw UsageError("cannot write \(json): \(error.localizedDescription)")
-            }
-        }
+        if let json { try writeJSON(summary, to: json) }
         if summary.findings.isEmpty, let failure = plan.radio?.adapterFailure {
             throw UsageError("a tester adapter failed: \(failure) (is the controller still running?)")
         }

@@ -40,11 +40,11 @@ struct ListCommand: ParsableCommand {
             })
             print(JSONWriter.string(value, options: .human))
         } else {
-            // The dialects column is as wide as its longest entry: never cut.
-            let dialects = checks.map { c in DialectName.allCases.filter(c.dialects.contains).map(\.rawValue).joined(separator: ",") }
-            let width = max(14, dialects.map(\.count).max() ?? 0)
-            for (c, names) in zip(checks, dialects) {
-                print("\(c.id.padding(toLength: 11, withPad: " ", startingAt: 0)) \(names.padding(toLength: width, withPad: " ", startingAt: 0)) \(c.purpose)")
+            // The dialect column as wide as its longest entry: padding(toLength:) also cuts.
+            let columns = checks.map { DialectName.allCases.filter($0.dialects.contains).map(\.rawValue).joined(separator: ",") }
+            let width = max(14, columns.map(\.count).max() ?? 0)
+            for (c, dialects) in zip(checks, columns) {
+                print("\(c.id.padding(toLength: 11, withPad: " ", startingAt: 0)) \(dialects.padding(toLength: width, withPad: " ", startingAt: 0)) \(c.purpose)")
             }
         }
     }

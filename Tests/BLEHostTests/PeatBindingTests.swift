@@ -14,7 +14,7 @@ import Testing
         #expect(Self.peat.service == (try BluetoothUUID(string: "f47ac10b-58cc-4372-a567-0e02b2c3d479")))
         #expect(Self.peat.packet.uuid == (try BluetoothUUID(string: "F47AC10B-58CC-4372-A567-0E02B2C30003")))
         #expect(Self.peat.packet.properties.rawValue == 0x1A)   // Read, Write, Notify
-        #expect(Self.peat.nodeID?.uuid == Self.peat.packet.uuid)
+        #expect(Self.peat.nodeID!.uuid == Self.peat.packet.uuid)
         #expect(Self.peat.writeRule == .writeRequestLongWhenNeeded && Self.peat.requestedMTU == 251 && Self.peat.maxValueSize == 512)
     }
 

@@ -17,8 +17,7 @@ import Testing
         let rows = page.split(separator: "\n").filter { $0.hasPrefix("| service") || $0.hasPrefix("| message") || $0.hasPrefix("| presence") }
         let uuids = rows.compactMap { row in row.firstMatch(of: /`([0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12})`/).map { String($0.1) } }
         let binding = GATTBinding.camp
-        let presenceUUID = try #require(binding.nodeID).uuid   // camp has a presence characteristic
-        #expect(uuids == [binding.service, binding.packet.uuid, presenceUUID].map { $0.description })
+        #expect(uuids == [binding.service, binding.packet.uuid, binding.nodeID!.uuid].map { $0.description })
         // Robot Heart's service UUID with `RH` replaced by `00` (the only one the page gives in full).
         #expect(binding.service == (try BluetoothUUID(string: "RH01B218-15A8-461F-9FA8-5DCAE273EAFD".replacingOccurrences(of: "RH", with: "00"))))
         #expect(throws: (any Error).self) { try BluetoothUUID(string: "RH01B218-15A8-461F-9FA8-5DCAE273EAFD") }
@@ -27,12 +26,11 @@ import Testing
 
     @Test func aCampServerServesPresenceAndTakesMessagesByWriteRequestAndLongWrite() throws {
         let binding = GATTBinding.camp
-        let presenceUUID = try #require(binding.nodeID).uuid   // camp has a presence characteristic
         let presence = GATTNodeBridge.nodeIDValue(NodeAddress(campUserID: "user-7F3A"), dialect: .camp)
         var db = GATTDatabase()
         let service = try db.register(binding.serviceDefinition(nodeID: presence))
         let message = try #require(service.characteristic(binding.packet.uuid))
-        let presenceHandle = try #require(service.characteristic(presenceUUID)).valueHandle
+        let presenceHandle = try #require(service.characteristic(binding.nodeID!.uuid)).valueHandle
         var connection = GATTServerConnection()
         func serve(_ pdu: ATTPDU, mtu: Int = 517) -> (ATTPDU?, [GATTServerEvent]) { db.serve(pdu, connection: &connection, mtu: mtu) }
 
@@ -42,7 +40,7 @@ import Testing
                 == .readByGroupTypeResponse([ATTGroupValue(handle: service.startHandle, end: service.endHandle, value: binding.service.littleEndianBytes)]))
         #expect(serve(.readByTypeRequest(start: service.startHandle, end: service.endHandle, type: .characteristic)).0 == .readByTypeResponse([
             ATTHandleValue(handle: message.valueHandle - 1, value: [0x18] + le(message.valueHandle) + binding.packet.uuid.littleEndianBytes),
-            ATTHandleValue(handle: presenceHandle - 1, value: [0x02] + le(presenceHandle) + presenceUUID.littleEndianBytes)]))
+            ATTHandleValue(handle: presenceHandle - 1, value: [0x02] + le(presenceHandle) + binding.nodeID!.uuid.littleEndianBytes)]))
         #expect(message.cccdHandle != nil)
 
         // The presence value is JSON naming the user id, as the GATT driver reads it.

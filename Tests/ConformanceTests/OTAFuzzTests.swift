@@ -38,12 +38,14 @@ struct OTAFuzzTests {
         #expect(summary.exitStatus == 1, "\(summary.text)")
         let finding = try #require(summary.findings.first, "\(summary.text)")
         #expect(finding.kind == "silent" && finding.reproduction == .batch && finding.minimised, "\(finding)")
-        // 1. Minimised to one input, which the unit format's decoder refuses as truncated.
+        // 1. Minimised to one input, which the tester reads as a truncated unit.
         #expect(finding.sequence.count == 1 && finding.originalInputs > 1, "\(finding.sequence)")
-        let codec = try #require(OTAFuzzCampaign.unitFormat(of: dialect).flatMap(FormatCatalog.codec))
         let input = try #require(finding.sequence.first.flatMap(Hex.decode))
-        #expect(throws: WireError.self) { _ = try codec.decode(input, nil) }
-        do { _ = try codec.decode(input, nil) } catch { #expect(error.code == .truncated, "\(error)") }
+        let reader = try #require(dialect.makeProbe())
+        guard case .malformed(let error)? = reader.hear(input, on: LinkID(1)) else {
+            Issue.record("\(finding.sequence) is read as a valid unit"); return
+        }
+        #expect(error.code == .truncated, "\(error)")
         #expect(finding.decoderVerdicts == ["truncated"])
         // 2. Saved: the folder holds that input and the description; nothing unminimised is left.
         #expect(FindingStore.inputs(in: finding.path) == [input])
@@ -151,16 +153,28 @@ final class ReconnectingDriver: DUTDriver, @unchecked Sendable {
 struct OTAFuzzProcessTests {
     static let fragile = "'\(DUTPrograms.python)' '\(DUTPrograms.root.appendingPathComponent("Tests/Support/fragile-dut.py").path)'"
 
-    @Test func theKillingInputIsFoundAndMinimised() throws {
+    /// A campaign against the fragile DUT (`flags` for its variant) to its first finding.
+    static func campaign(_ flags: String, sequenceBudget: Int = 64, byteBudget: Int) throws -> OTAFuzzSummary {
         let findings = OTAFuzzTests.folder("fragile")
         defer { try? FileManager.default.removeItem(atPath: findings) }
         var config = OTAFuzzTests.configuration(findings, inputs: 3000)
         config.stopOnFinding = true
-        config.byteBudget = 40
+        config.sequenceBudget = sequenceBudget
+        config.byteBudget = byteBudget
         // The flooding DUT answers at once: little slack is needed on the wall clock.
         var caps = Capabilities.process(.relay)
         caps.timingSlackMs = 40
-        let summary = try OTAFuzzCampaign(driver: ProcessDriver(command: Self.fragile), capabilities: caps, configuration: config).run()
+        let driver = ProcessDriver(command: "\(fragile) \(flags)", stopGrace: .milliseconds(100))
+        let summary = try OTAFuzzCampaign(driver: driver, capabilities: caps, configuration: config).run()
+        // Saved where the summary says, before the folder goes.
+        for finding in summary.findings {
+            #expect(FindingStore.inputs(in: finding.path).map(Hex.encode) == finding.sequence)
+        }
+        return summary
+    }
+
+    @Test func theKillingInputIsFoundAndMinimised() throws {
+        let summary = try Self.campaign("", byteBudget: 40)
         #expect(summary.exitStatus == 1, "\(summary.text)")
         let finding = try #require(summary.findings.first, "\(summary.text)")
         // 1. The DUT exited, and the reason carries its exit status and stderr.
@@ -169,23 +183,13 @@ struct OTAFuzzProcessTests {
         #expect(finding.reproduction == .batch && finding.originalInputs > 1 && finding.sequence.count == 1, "\(finding)")
         let input = try #require(finding.sequence.first.flatMap(Hex.decode))
         #expect(String(decoding: input, as: UTF8.self).contains("1e999"), "\(finding.sequence)")
-        #expect(FindingStore.inputs(in: finding.path) == [input])
     }
 
     /// The same bug as a hang: the DUT stops reading and never exits. Every wait is bounded,
     /// so the hang is a `silent` finding, minimised like the crash, and the tool ends.
     @Test func aHangingDUTIsAFindingNotAHungTool() throws {
-        let findings = OTAFuzzTests.folder("hang")
-        defer { try? FileManager.default.removeItem(atPath: findings) }
-        var config = OTAFuzzTests.configuration(findings, inputs: 3000)
-        config.stopOnFinding = true
-        config.sequenceBudget = 24
-        config.byteBudget = 0
-        var caps = Capabilities.process(.relay)
-        caps.timingSlackMs = 40
-        let driver = ProcessDriver(command: Self.fragile + " --hang", stopGrace: .milliseconds(100))
         let started = ContinuousClock.now
-        let summary = try OTAFuzzCampaign(driver: driver, capabilities: caps, configuration: config).run()
+        let summary = try Self.campaign("--hang", sequenceBudget: 24, byteBudget: 0)
         let finding = try #require(summary.findings.first, "\(summary.text)")
         #expect(finding.kind == "silent" && finding.sequence.count == 1, "\(finding)")
         #expect(finding.sequence.first.flatMap(Hex.decode).map { String(decoding: $0, as: UTF8.self).contains("1e999") } == true)

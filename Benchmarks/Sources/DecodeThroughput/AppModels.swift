@@ -59,6 +59,7 @@ struct AppCampBLEMessage: Codable {
 struct AppCampProtocolMessage: Codable {
     enum Kind: String, Codable { case ping, announce, chat, resource, event, emergency }
     let version: UInt8; let type: Kind; let campID: String; let senderID: String; let timestamp: Date; let payload: Data?
+}
 /// Seed 000's SimpleMessage (default JSONEncoder: Date as seconds since 2001).
 struct AppSimpleMessage: Codable {
     let id: String

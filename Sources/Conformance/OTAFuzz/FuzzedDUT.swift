@@ -99,8 +99,7 @@ final class FuzzedDUT {
         for destination in destinations {
             var alive = false
             if let death = try guarded({
-                livenessSequence += 1
-                let message = try context.message(MessageSpec(from: .stranger(9), to: destination, sequence: livenessSequence))
+                let message = try livenessMessage(to: destination)
                 try context.send(message, from: 1)
                 let heard = try context.observe(for: context.parameters.answerPeriod)
                 alive = context.copies(of: message, in: heard).contains { $0.link != LinkID(1) } || !context.acks(of: message, in: heard).isEmpty
@@ -109,6 +108,20 @@ final class FuzzedDUT {
             if alive { return nil }
         }
         return .silent("no relay or ack of \(destinations.count) fresh valid messages within \(context.parameters.answerPeriod) each (seen: \(seen.joined(separator: " / ")))")
+    }
+
+    /// A liveness message to `destination`, with this campaign's next sequence number where the
+    /// dialect lets the tester pick one (camp has none, bitchat's is the sender's clock: their
+    /// probes make each message fresh themselves). A dialect without messages addressed to one
+    /// node (simple, peat) gets a relayed one instead.
+    private func livenessMessage(to destination: Party?) throws -> ProbeMessage {
+        livenessSequence += 1
+        let sequence = context.probe.acceptsChosenSequence ? livenessSequence : nil
+        do {
+            return try context.message(MessageSpec(from: .stranger(9), to: destination, sequence: sequence))
+        } catch is CheckNotApplicable where destination != context.probe.relayedDestination {
+            return try livenessMessage(to: context.probe.relayedDestination)
+        }
     }
 
     /// Stops the DUT; its diagnostics (stderr tail), if any.

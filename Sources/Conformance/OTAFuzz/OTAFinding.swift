@@ -19,11 +19,12 @@ public struct OTAFinding: Codable, Sendable, Equatable {
     public var kind: String
     public var reason: String
     /// What identifies the bug: the kind, for a failure its reason without numbers, and for
-    /// each input of the minimised sequence how the unit format's decoder takes it.
+    /// each input of the minimised sequence how the tester reads it.
     public var signature: String
     /// The minimised sequence, in order, as hex (written by tester 1 to a DUT linked to testers 1 and 2).
     public var sequence: [String]
-    /// For each input: "valid" or the unit format decoder's error code.
+    /// For each input, how the tester reads it as a unit of the dialect: "valid", "incomplete"
+    /// (a chunk of a longer message) or the error code.
     public var decoderVerdicts: [String]
     /// The number of inputs and bytes before minimising.
     public var originalInputs: Int

@@ -52,7 +52,6 @@ public final class OTAFuzzCampaign {
     let capabilities: Capabilities
     let configuration: OTAFuzzConfiguration
     let probe: any DialectProbe
-    let unitCodec: FormatCodec?
     private let store: FindingStore
     private var summary: OTAFuzzSummary
     private var signatures: [String: Int] = [:]
@@ -79,7 +78,6 @@ public final class OTAFuzzCampaign {
         self.capabilities = caps
         self.configuration = configuration
         self.probe = probe
-        unitCodec = probe.unitFormat.flatMap(FormatCatalog.codec)
         store = FindingStore(root: configuration.findingsRoot)
         summary = OTAFuzzSummary(dialect: caps.dialect.rawValue, dut: driver.name, seed: configuration.seed, batchSize: configuration.batchSize)
     }
@@ -235,14 +233,16 @@ public final class OTAFuzzCampaign {
         onFinding?(finding)
     }
 
-    /// How the unit format's decoder takes an input: "valid" or its error code.
+    /// How the tester reads an input as a unit of the dialect (`DialectProbe.hear`, on a probe
+    /// of its own: the reading a DUT's decoder should agree with): "valid", "incomplete" (a
+    /// chunk of a longer message) or the error code.
     private func verdict(_ input: [UInt8]) -> String {
-        guard let unitCodec else { return "?" }
-        do {
-            _ = try unitCodec.decode(input, nil)
-            return "valid"
-        } catch {
-            return error.code.rawValue
+        guard let reader = capabilities.dialect.makeProbe() else { return "?" }
+        _ = try? reader.setup(capabilities: capabilities, seed: configuration.seed)
+        switch reader.hear(input, on: LinkID(1)) {
+        case .malformed(let error)?: return error.code.rawValue
+        case nil: return "incomplete"
+        default: return "valid"
         }
     }
 

@@ -19,6 +19,11 @@ import MeshWire
 /// DUT its clock in the `epoch` setting (seconds since 1970 at the session's start) and stamps
 /// each message with that epoch plus the check's elapsed time.
 public final class BitchatProbe: DialectProbe {
+    /// What tester units are, for format-aware fuzzing over the air.
+    public var unitFormat: FormatID? { "bitchat.packet" }
+    /// bitchat's sequence is the sender's clock (BITCHAT-R4): the probe picks it.
+    public var acceptsChosenSequence: Bool { false }
+
     public let dialect = DialectName.bitchat
     public private(set) var dutAddress = NodeAddress(bytes: BitchatProbe.fixedID(prefix: 0xDD, 0))
     static let testers = 1...8

@@ -18,6 +18,9 @@ import MeshWire
 /// A ProbeMessage's `body` is the whole value as written, since a relay must carry it byte for
 /// byte (CAMP-R4); its `key` and `ackID` are the message `id`.
 public final class CampProbe: DialectProbe {
+    /// camp messages have no sequence number (camp.md 2.1).
+    public var acceptsChosenSequence: Bool { false }
+
     public let dialect = DialectName.camp
     public private(set) var dutAddress = NodeAddress(CampProbe.dutID)
     static let dutID = UUID(uuidString: "CA000000-0000-4000-8000-000000000000")!
@@ -29,6 +32,8 @@ public final class CampProbe: DialectProbe {
     public init() {}
 
     /// camp relays broadcasts (CAMP-R4) and never confirms them (CAMP-R5): the neutral checks use them.
+    public var unitFormat: FormatID? { CampMessage.formatID }
+
     public var relayedDestination: Party? { nil }
 
     public func setup(capabilities: Capabilities, seed: UInt64) throws -> DUTSetup {

@@ -142,6 +142,8 @@ public protocol DialectProbe: AnyObject {
     /// Builds a message `elapsed` into the check, for dialects whose messages carry the
     /// sender's clock (bitchat timestamps, BITCHAT-R4). Default: `message(spec)`.
     func message(_ spec: MessageSpec, at elapsed: Duration) throws -> ProbeMessage
+    /// Whether a message may carry a sequence number the tester picks (default: true; see below).
+    var acceptsChosenSequence: Bool { get }
 }
 
 extension DialectProbe {
@@ -151,4 +153,9 @@ extension DialectProbe {
     public var unitFormat: FormatID? { nil }
 
     public func message(_ spec: MessageSpec, at elapsed: Duration) throws -> ProbeMessage { try message(spec) }
+
+    /// Whether `MessageSpec.sequence` may be any number the tester picks (default: true). Not so
+    /// where the dialect has no sequence number (camp) or where it is the sender's clock
+    /// (bitchat, whose receivers drop a timestamp far from their own clock).
+    public var acceptsChosenSequence: Bool { true }
 }

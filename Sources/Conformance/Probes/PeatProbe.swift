@@ -29,6 +29,8 @@ public final class PeatProbe: DialectProbe {
 
     public init() {}
 
+    public var unitFormat: FormatID? { PeatRelayEnvelope.formatID }
+
     public var relayedDestination: Party? { nil }
     /// A unit is any PEAT-W1 value; a receiver reads it as a document unless its first byte is
     /// one of the five frame markers, so the document is the format over-the-air fuzzing names

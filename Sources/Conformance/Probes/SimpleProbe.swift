@@ -11,6 +11,9 @@ import MeshWire
 /// `meshconform DUT` (given in the `name` setting; a declared `address` UUID is used as the
 /// name instead), tester n `meshconform Tn`, stranger n `meshconform Sn`.
 public final class SimpleProbe: DialectProbe {
+    /// What tester units are, for format-aware fuzzing over the air.
+    public var unitFormat: FormatID? { "simple.message" }
+
     public let dialect = DialectName.simple
     public private(set) var dutName = "meshconform DUT"
     private var random = SeededRandom(seed: 0)

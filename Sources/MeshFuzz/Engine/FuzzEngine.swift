@@ -68,17 +68,17 @@ public struct FuzzEngine {
         events.willExecute(input)
         executions += 1
         let (outcome, failure) = execute(input)
-        let feature = outcome.feature
-        let fresh = features.insert(feature).inserted
+        var fresh = false
+        outcome.forEachFeature { if features.insert($0).inserted { fresh = true } }
         if !kinds.isEmpty { mutator.schedule.credit(kinds, found: fresh) }
         if fresh, persist {
             corpus.append(input)
-            events.newInput(input, feature)
+            events.newInput(input, outcome.feature)
         }
         if let failure {
             var key = FeatureHash()
             key.add(failure.kind.rawValue)
-            if reportedFailures.insert(key.value ^ feature).inserted { events.failure(input, failure) }
+            if reportedFailures.insert(key.value ^ outcome.feature).inserted { events.failure(input, failure) }
         }
         return fresh
     }

@@ -13,6 +13,10 @@ public struct CampaignSummary: Codable, Sendable {
         public var rawPath: String
         /// Further inputs that ended with the same signature (not saved again).
         public var duplicates: Int
+        /// When the supervisor saw it, from the start of its target's run (before minimising),
+        /// and the executions of all jobs up to then: the time-to-find of docs/performance.md.
+        public var secondsToFind: Double? = nil
+        public var executionsToFind: Int? = nil
     }
 
     public struct TargetRun: Codable, Sendable {

@@ -58,6 +58,9 @@ public final class Supervisor {
     public var onFinding: (CampaignSummary.Finding) -> Void = { _ in }
     private var summary: CampaignSummary
     private var signatures: [StackSignature: Int] = [:]
+    /// Where the running target's clock started and what its jobs have executed: a finding's time-to-find.
+    private var targetStart = ContinuousClock.now
+    private var executedSoFar: () -> Int = { 0 }
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
@@ -96,6 +99,8 @@ public final class Supervisor {
         let jobs = max(1, configuration.jobs)
         var newInputs = 0, corpusSize = initialCorpus, features = 0
         var workers: [Worker] = []
+        targetStart = start
+        executedSoFar = { workers.reduce(0) { $0 + $1.total } }
         for job in 0..<jobs {
             let slot = "\(slots)/slot-\(job)"
             let process = try launch(target, corpus: corpusDir, slot: slot, seed: configuration.seed &+ UInt64(index * 1000 + job),
@@ -131,9 +136,14 @@ public final class Supervisor {
                 let hung = counter > 0 && now - w.lastMove > configuration.inputTimeout
                 guard ended || hung || !w.process.isRunning else { continue }
                 let input = InputSlot.read(w.slot)?.input ?? []
+                // The slot counts every execution; the worker's last `stat` may be 200 ms old.
+                w.executions = max(w.executions, Int(counter))
                 let signature: StackSignature
                 // A crashing worker is silent while the backtracer runs: that is not a hang.
-                if hung, !w.process.waitForExit(within: .seconds(2)) {
+                // On a loaded machine the backtracer can take longer than that: a worker whose
+                // stderr already shows the runtime's crash report gets more time before it is a hang.
+                if hung, !w.process.waitForExit(within: .seconds(2)),
+                   !(Self.isReportingCrash(w.process) && w.process.waitForExit(within: .seconds(20))) {
                     _ = w.process.kill()
                     signature = .hang
                 } else {
@@ -209,6 +219,7 @@ public final class Supervisor {
     // MARK: findings
 
     private func handleDeath(_ target: String, input: [UInt8], signature: StackSignature) throws(CorpusError) {
+        let found = foundNow()
         if let known = signatures[signature] {
             summary.findings[known].duplicates += 1
             return
@@ -222,10 +233,11 @@ public final class Supervisor {
             if case .died(let s) = replay.run(candidate) { return s == signature.quick }
             return false
         }
-        record(target, signature: signature, detail: signature.message, input: input, minimised: minimised, raw: raw)
+        record(target, signature: signature, detail: signature.message, input: input, minimised: minimised, raw: raw, found: found)
     }
 
     private func handleOracleFailure(_ target: String, kind: OracleFailure.Kind, input: [UInt8], detail: String) {
+        let found = foundNow()
         // Oracle details carry offsets and re-encoded bytes: the first clause without digits
         // names the broken promise.
         let clause = String(detail.prefix { $0 != ";" && $0 != "(" }).strippingDigits
@@ -238,14 +250,20 @@ public final class Supervisor {
             if case .returned(_, let failure) = replay.run(candidate) { return failure == kind }
             return false
         }
-        record(target, signature: signature, detail: detail, input: input, minimised: minimised, raw: raw)
+        record(target, signature: signature, detail: detail, input: input, minimised: minimised, raw: raw, found: found)
     }
 
-    private func record(_ target: String, signature: StackSignature, detail: String, input: [UInt8], minimised: [UInt8], raw: String) {
+    private func foundNow() -> (seconds: Double, executions: Int) {
+        let elapsed = ContinuousClock.now - targetStart
+        return (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, executedSoFar())
+    }
+
+    private func record(_ target: String, signature: StackSignature, detail: String, input: [UInt8], minimised: [UInt8], raw: String,
+                        found: (seconds: Double, executions: Int)) {
         let regression = (try? save(minimised, kind: signature.kind, target: target, folder: "regressions")) ?? raw
         let finding = CampaignSummary.Finding(target: target, kind: signature.kind, signature: signature.description, detail: detail,
                                               input: Hex.encode(minimised), originalLength: input.count, regressionPath: regression,
-                                              rawPath: raw, duplicates: 0)
+                                              rawPath: raw, duplicates: 0, secondsToFind: found.seconds, executionsToFind: found.executions)
         signatures[signature] = summary.findings.count
         summary.findings.append(finding)
         onFinding(finding)
@@ -258,6 +276,13 @@ public final class Supervisor {
     }
 
     // MARK: process plumbing
+
+    /// Whether the worker's stderr shows the Swift runtime's crash report (printed before the
+    /// backtracer symbolicates).
+    static func isReportingCrash(_ process: ChildProcess) -> Bool {
+        let tail = process.stderrTail
+        return tail.contains("Fatal error") || tail.contains("Program crashed")
+    }
 
     /// Waits for a dying worker (the backtracer needs a moment), reaps it and reads its stderr.
     static func signature(of process: ChildProcess, kind: OracleFailure.Kind) -> StackSignature {

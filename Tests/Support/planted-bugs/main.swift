@@ -1,14 +1,57 @@
 // The planted-bug decoders as a fuzz worker (`planted-bugs fuzz-worker TARGET ...`, what the
-// tests supervise) and as a libFuzzer executable (built with -DFUZZING; the target is named
-// by $PLANTED_TARGET), for the side-by-side numbers of docs/performance.md.
+// tests supervise), as a supervised campaign (`planted-bugs campaign TARGET SECONDS DIR`: the
+// in-process side of ci/fuzz-bench's time-to-find), as a seed writer (`planted-bugs seeds
+// TARGET DIR`, libFuzzer's starting corpus) and as a libFuzzer executable (built with
+// -DFUZZING; the target is named by $PLANTED_TARGET), for the side-by-side numbers of
+// docs/performance.md.
 import MeshFuzz
 import PlantedBugs
 #if canImport(Glibc)
 import Glibc
 #endif
 
-if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "fuzz-worker" {
-    FuzzWorker.main(arguments: Array(CommandLine.arguments.dropFirst(2)), targets: PlantedBugs.all)
+let arguments = CommandLine.arguments
+if arguments.count > 1, arguments[1] == "fuzz-worker" {
+    FuzzWorker.main(arguments: Array(arguments.dropFirst(2)), targets: PlantedBugs.all)
+}
+
+func usage(_ message: String) -> Never {
+    let text = Array("planted-bugs: \(message)\nusage: planted-bugs campaign TARGET SECONDS DIR | planted-bugs seeds TARGET DIR\n".utf8)
+    _ = text.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(2)
+}
+
+/// Writes the target's seeds into `dir` (one file each, named by SHA-256).
+func writeSeeds(_ target: String, into dir: String) -> Bool {
+    guard let seeds = PlantedBugs.seeds[target], let store = try? CorpusStore(directory: dir) else { return false }
+    for seed in seeds { guard (try? store.add(seed)) != nil else { return false } }
+    return true
+}
+
+if arguments.count > 1, arguments[1] == "seeds" {
+    guard arguments.count == 4 else { usage("seeds needs TARGET DIR") }
+    guard writeSeeds(arguments[2], into: arguments[3]) else { usage("no planted target \(arguments[2]), or \(arguments[3]) is not writable") }
+    exit(0)
+}
+
+if arguments.count > 1, arguments[1] == "campaign" {
+    // One job, stop at the first finding, 1 s per-input limit and 2 GiB address space
+    // (what ci/fuzz-bench gives libFuzzer: -timeout=1 -malloc_limit_mb=2048).
+    guard arguments.count == 5, let seconds = Double(arguments[3]), seconds > 0 else { usage("campaign needs TARGET SECONDS DIR") }
+    let root = arguments[4]
+    guard writeSeeds(arguments[2], into: "\(root)/\(arguments[2])") else { usage("no planted target \(arguments[2])") }
+    var configuration = Supervisor.Configuration(workerCommand: "'\(arguments[0])' fuzz-worker", targets: [arguments[2]], corpusRoot: root)
+    configuration.maxTime = .milliseconds(Int64(seconds * 1000))
+    configuration.stopOnFinding = true
+    configuration.minimiseBudget = 0
+    let summary: CampaignSummary
+    do { summary = try Supervisor(configuration).run() } catch { usage("\(error)") }
+    if let finding = summary.findings.first, let found = finding.secondsToFind {
+        print("found \(finding.kind.rawValue) after \(found) s, \(finding.executionsToFind ?? 0) execs")
+    } else {
+        print("not found in \(seconds) s, \(summary.executions) execs")
+    }
+    exit(summary.exitStatus)
 }
 
 let plantedTarget: FuzzTarget = {
