@@ -32,11 +32,6 @@ public final class PeatProbe: DialectProbe {
     public var unitFormat: FormatID? { PeatRelayEnvelope.formatID }
 
     public var relayedDestination: Party? { nil }
-    /// A unit is any PEAT-W1 value; a receiver reads it as a document unless its first byte is
-    /// one of the five frame markers, so the document is the format over-the-air fuzzing names
-    /// refusals by and takes its extra seeds (the document vectors) from, next to the probe's
-    /// envelopes.
-    public var unitFormat: FormatID? { PeatDocument.formatID }
 
     /// A party's u32 node id (PEAT-R1).
     public func node(_ party: Party) -> UInt32 {
