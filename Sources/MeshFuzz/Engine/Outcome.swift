@@ -24,9 +24,10 @@ public enum Outcome: Sendable {
     /// Swift's own coverage counters are only emitted together with a sanitizer, which the
     /// in-process engine does without (docs/fuzzing.md). An input is new when any of its
     /// features is.
-    /// - A refusal is one feature: the error code and its detail's words, leaving out every
-    ///   word with a digit ("offset 7", "0xAE") and quoted text: those come from the input, so
-    ///   left in, every garbage byte would be a new behaviour; each distinct check is one.
+    /// - A refusal is one feature: the error code and its detail's words up to the first quote,
+    ///   leaving out punctuation and every word with a digit ("offset 7", "0xAE"): those and
+    ///   quoted text come from the input, so left in, every garbage byte would be a new
+    ///   behaviour; each distinct check is one.
     /// - A decoded value is one feature per node: its path from the root (keys; array items
     ///   as one path), its kind, and for strings and arrays their size class (an object also
     ///   contributes its key sequence). Features per node, not one per whole value, so ten
@@ -48,19 +49,19 @@ public enum Outcome: Sendable {
         var detail = error.detail
         detail.makeContiguousUTF8()
         detail.utf8.withContiguousStorageIfAvailable { bytes in
-            var quoted = false, wordStart = 0, hasDigit = false
+            var wordStart = 0, hasDigit = false
             // Hashes the word that ends before `end`, unless it holds a digit.
             func endWord(_ end: Int) {
-                if !hasDigit { for i in wordStart..<end { h.add(bytes[i]) } }
+                if !hasDigit, wordStart < end { for i in wordStart..<end { h.add(bytes[i]) }; h.add(0x20) }
                 hasDigit = false
             }
             for (i, byte) in bytes.enumerated() {
-                if byte == 0x22 { if !quoted { endWord(i) }; quoted.toggle(); wordStart = i + 1; continue }
-                if quoted { wordStart = i + 1; continue }
                 switch byte {
                 case 0x30...0x39: hasDigit = true
                 case 0x41...0x5A, 0x61...0x7A, 0x5F: break
-                default: endWord(i); h.add(byte); wordStart = i + 1
+                // Quoted text is the input's (a key, a name), and may itself hold quotes: stop.
+                case 0x22: endWord(i); return
+                default: endWord(i); wordStart = i + 1
                 }
             }
             endWord(bytes.count)

@@ -277,11 +277,16 @@ public final class Supervisor {
 
     // MARK: process plumbing
 
-    /// Whether the worker's stderr shows the Swift runtime's crash report (printed before the
-    /// backtracer symbolicates).
+    /// Whether the worker is crashing rather than spinning: its stderr shows the Swift
+    /// runtime's crash report, or it is not running but waiting (on the backtracer, its
+    /// child). A decoder that hangs spins: it does no I/O. Release builds trap without a
+    /// message, so the state is what tells on a loaded machine.
     static func isReportingCrash(_ process: ChildProcess) -> Bool {
         let tail = process.stderrTail
-        return tail.contains("Fatal error") || tail.contains("Program crashed")
+        if tail.contains("Fatal error") || tail.contains("Program crashed") { return true }
+        guard let stat = CorpusStore.readFile("/proc/\(process.pid)/stat"), let close = stat.lastIndex(of: UInt8(ascii: ")")),
+              close + 2 < stat.count else { return false }
+        return stat[close + 2] != UInt8(ascii: "R")
     }
 
     /// Waits for a dying worker (the backtracer needs a moment), reaps it and reads its stderr.
