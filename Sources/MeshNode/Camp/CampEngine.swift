@@ -18,8 +18,7 @@ struct CampEngine: DialectEngine {
     private var scheduler: RelayScheduler<String>
     private var seen: DedupCache<String, Void>
     private var retries = CampRetryQueue()
-    private var links = LinkSet()
-    private var refusals: RefusalFaults
+    private var links: EngineLinks
     /// Seconds since 1970 at `Instant.zero` (setting `epoch`).
     private let epoch: Double
     private(set) var counters = NodeCounters()
@@ -33,7 +32,7 @@ struct CampEngine: DialectEngine {
         seen = DedupCache(capacity: config.faults.contains(.smallDedupCache) ? 16 : Self.dedupCapacity,
                           retention: config.faults.contains(.shortRetention) ? .seconds(10) : Self.retention)
         epoch = config.dialectSettings["epoch"].flatMap(Double.init) ?? 1_746_230_400
-        refusals = RefusalFaults(config.faults)
+        links = EngineLinks(faults: config.faults)
     }
 
     var stateSize: NodeStateSize {
@@ -48,7 +47,7 @@ struct CampEngine: DialectEngine {
 
     mutating func handle(_ event: NodeEvent, at now: Instant) -> [NodeAction] {
         // Link events only update the link table.
-        guard !refusals.crashed, !links.track(event) else { return [] }
+        guard !links.crashed, !links.track(event) else { return [] }
         switch event {
         case .received(let bytes, let link): return receive(bytes, on: link, at: now)
         case .timer(let id):
@@ -73,7 +72,7 @@ struct CampEngine: DialectEngine {
         let bytes = message.encoded()
         guard bytes.count <= CampMessage.maxSize else { return [] }   // CAMP-W1: one value, no chunking
         seen.insert(message.id, at: now)
-        var actions = links.sendAll(bytes, except: nil)
+        var actions = links.sendAll([bytes], except: nil)
         // CAMP-R6: a directed message waits for its confirmation, resent until it comes.
         if !message.isBroadcast, !config.faults.contains(.noRetry) {
             let timer = timers.make()
@@ -90,7 +89,7 @@ struct CampEngine: DialectEngine {
             message.content = ""   // the app's retry path (camp.md section 6, difference 4)
             bytes = message.encoded()
         }
-        var actions = links.sendAll(bytes, except: nil)
+        var actions = links.sendAll([bytes], except: nil)
         let done = due.resends + 1
         if done < CampRetryQueue.maxResends {
             let timer = timers.make()
@@ -107,7 +106,7 @@ struct CampEngine: DialectEngine {
 
     private mutating func receive(_ bytes: [UInt8], on link: LinkID, at now: Instant) -> [NodeAction] {
         // CAMP-R7: a refused value changes no state.
-        guard links.contains(link), let message = refusals.decode(bytes, as: CampMessage.self) else { return [] }
+        guard links.contains(link), let message = links.decode(bytes, as: CampMessage.self) else { return [] }
         let isConfirmation = message.kind == .deliveryConfirmation
         let forMe = message.recipientID == userID
         let key = config.faults.contains(.dedupByOrigin) ? message.senderID : message.id
@@ -175,7 +174,7 @@ struct CampEngine: DialectEngine {
     private mutating func relay(_ message: CampMessage, original: [UInt8], key: String, on link: LinkID, at now: Instant) -> [NodeAction] {
         // Mutant rewrite-relay: relays its own encoding of the message, not the bytes it got.
         let bytes = config.faults.contains(.rewriteRelay) ? message.encoded() : original
-        let sends = links.sendAll(bytes, except: config.faults.contains(.relayToSender) ? nil : link)
+        let sends = links.sendAll([bytes], except: config.faults.contains(.relayToSender) ? nil : link)
         return scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: config.faults),
                                now: now, rng: &rng, timers: &timers)
     }
