@@ -31,9 +31,12 @@ let package = Package(
     targets: [
         // Wire codecs: bytes <-> values. Pure: no I/O, no clock, no randomness.
         .target(name: "MeshWire", dependencies: [
+            "CZlib",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CompressNIO", package: "compress-nio"),
         ]),
+        // zlib itself, which MeshWire's bitchat decoder calls directly to inflate (zlib1g-dev).
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // The reference node, sans-IO: events and time in, actions out. Per-dialect rules.
         .target(name: "MeshNode", dependencies: ["MeshWire", .product(name: "DequeModule", package: "swift-collections")]),
         // Discrete-event simulator of many MeshNodes on a virtual clock.

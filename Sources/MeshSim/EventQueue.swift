@@ -1,6 +1,11 @@
 /// A binary min-heap of events ordered by (time, sequence number). The sequence number is
 /// the order of scheduling, so events due at the same instant run in the order they were
 /// scheduled and a run never depends on the heap's internal layout.
+///
+/// The heap holds plain keys (time, sequence, slot); the events themselves, whose receptions
+/// carry byte arrays, wait in `slots`. Sifting through a 10,000-node run's hundreds of
+/// thousands of entries then moves 24-byte keys and never retains or releases anything
+/// (when the heap held the events, sifting was a sixth of the run's time).
 struct EventQueue {
     struct Entry {
         var time: Int64
@@ -8,14 +13,30 @@ struct EventQueue {
         var event: SimEvent
     }
 
-    private var heap: [Entry] = []
+    private struct Key {
+        var time: Int64
+        var sequence: UInt64
+        var slot: Int32
+    }
+
+    private var heap: [Key] = []
+    private var slots: [SimEvent?] = []
+    private var freeSlots: [Int32] = []
     private var nextSequence: UInt64 = 0
 
     var count: Int { heap.count }
     var isEmpty: Bool { heap.isEmpty }
 
     mutating func schedule(_ event: SimEvent, at time: Int64) {
-        heap.append(Entry(time: time, sequence: nextSequence, event: event))
+        let slot: Int32
+        if let free = freeSlots.popLast() {
+            slot = free
+            slots[Int(slot)] = event
+        } else {
+            slot = Int32(slots.count)
+            slots.append(event)
+        }
+        heap.append(Key(time: time, sequence: nextSequence, slot: slot))
         nextSequence &+= 1
         siftUp(heap.count - 1)
     }
@@ -25,10 +46,12 @@ struct EventQueue {
         heap.swapAt(0, heap.count - 1)
         let first = heap.removeLast()
         if !heap.isEmpty { siftDown(0) }
-        return first
+        let event = slots[Int(first.slot)].take()!
+        freeSlots.append(first.slot)
+        return Entry(time: first.time, sequence: first.sequence, event: event)
     }
 
-    private static func precedes(_ a: Entry, _ b: Entry) -> Bool {
+    private static func precedes(_ a: Key, _ b: Key) -> Bool {
         a.time != b.time ? a.time < b.time : a.sequence < b.sequence
     }
 

@@ -47,6 +47,31 @@ struct RelayCodecTests {
         }
     }
 
+    /// The canonical-form fast path of `Beacon(decoding:)` reads what the JSON parser reads, or
+    /// declines: on canonical beacons and on canonical beacons with one byte changed, removed
+    /// or added (digits, hex letters of both cases, punctuation, whitespace, leading zeros).
+    @Test func beaconFastPathAgreesWithTheParser() throws {
+        var rng = SeededRandom(seed: 5)
+        let edits = Array("0019aAfF-,:}{\" \t".utf8)
+        for i in 0..<3_000 {
+            let beacon = Beacon(origin: uuid(&rng), seqNo: i % 3 == 0 ? UInt32.max - UInt32(i % 2) : UInt32(truncatingIfNeeded: rng.next()),
+                                ttl: UInt8(truncatingIfNeeded: rng.next()), hop: i % 5 == 0 ? 255 : 0)
+            let canonical = beacon.encoded()
+            #expect(Beacon.canonical(canonical[...]) == beacon)
+            var bytes = canonical
+            let at = Int(rng.next() % UInt64(bytes.count))
+            let edit = edits[Int(rng.next() % UInt64(edits.count))]
+            switch i % 3 {
+            case 0: bytes[at] = edit
+            case 1: bytes.remove(at: at)
+            default: bytes.insert(edit, at: at)
+            }
+            let parsed = try? Beacon(neutral: JSONParser.parse(bytes[...]))
+            if let fast = Beacon.canonical(bytes[...]) { #expect(fast == parsed, "\(String(decoding: bytes, as: UTF8.self))") }
+            #expect((try? Beacon(decoding: bytes)) == parsed)
+        }
+    }
+
     @Test func packetsRoundTrip() throws {
         var rng = SeededRandom(seed: 3)
         for i in 0..<3_000 {

@@ -120,7 +120,14 @@ struct RelayEngine: DialectEngine {
     }
 
     private mutating func timer(_ id: TimerID, at now: Instant) -> [NodeAction] {
-        if let actions = scheduler.fire(id) { return actions.filter(isLive) }
+        // Capturing `links` alone: a method reference such as `filter(isLive)` copies the whole engine.
+        if let actions = scheduler.fire(id) {
+            let links = links
+            return actions.filter { action in
+                if case .send(_, let link) = action { return links.contains(link) }
+                return true
+            }
+        }
         guard id == beaconTimer else { return [] }
         guard !links.isEmpty else {
             beaconTimer = nil   // RELAY-R9: no link, no beacon; the next link up restarts them
@@ -134,12 +141,6 @@ struct RelayEngine: DialectEngine {
         let next = timers.make()
         beaconTimer = next
         return sendAll(beacon, except: nil) + [.setTimer(next, at: now + Self.beaconPeriod)]
-    }
-
-    /// A scheduled send whose link went down in the meantime is dropped.
-    private func isLive(_ action: NodeAction) -> Bool {
-        if case .send(_, let link) = action { return links.contains(link) }
-        return true
     }
 
     // MARK: originating

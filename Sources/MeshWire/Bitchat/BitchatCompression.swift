@@ -1,3 +1,4 @@
+import CZlib
 import CompressNIO
 import NIOCore
 
@@ -10,8 +11,9 @@ public enum BitchatCompressionFormat: String, Hashable, Sendable, CaseIterable {
 
 /// Inflating an untrusted bitchat payload with bounded work and memory.
 ///
-/// zlib itself does the inflating (through compress-nio): this type only decides how much
-/// output may be produced and whether the stream ended exactly where the payload does.
+/// zlib itself does the inflating (called directly; compress-nio only compresses, for tests and
+/// the reference node): this type only decides how much output may be produced and whether the
+/// stream ended exactly where the payload does.
 public enum BitchatCompression {
     /// bitchat's zip-bomb guard: declared original size over compressed size.
     public static let maxRatio = 50_000
@@ -32,34 +34,43 @@ public enum BitchatCompression {
             throw WireError(.ratioTooHigh, "original size \(originalSize) from \(compressed.count) compressed byte(s) is above 50 000:1")
         }
         guard originalSize > 0 else { throw WireError(.badCompression, "original size 0") }
-        if let payload = inflateExactly(compressed, originalSize: originalSize, algorithm: .deflate) {
-            return (payload, .deflate)
+        // One output buffer of exactly the declared size, filled by whichever form inflates.
+        var format: BitchatCompressionFormat?
+        let payload = [UInt8](unsafeUninitializedCapacity: originalSize) { output, count in
+            compressed.withUnsafeBufferPointer { input in
+                if inflateExactly(input, into: output, windowBits: -15) {
+                    format = .deflate
+                } else if inflateExactly(input, into: output, windowBits: 15) {
+                    format = .zlib
+                }
+            }
+            count = format == nil ? 0 : originalSize
         }
-        if let payload = inflateExactly(compressed, originalSize: originalSize, algorithm: .zlib) {
-            return (payload, .zlib)
+        guard let format else {
+            throw WireError(.badCompression, "not one raw DEFLATE or zlib stream inflating to exactly \(originalSize) byte(s)")
         }
-        throw WireError(.badCompression, "not one raw DEFLATE or zlib stream inflating to exactly \(originalSize) byte(s)")
+        return (payload, format)
     }
 
-    /// nil unless `compressed` is exactly one stream of `algorithm` giving `originalSize` bytes.
-    private static func inflateExactly(_ compressed: ArraySlice<UInt8>, originalSize: Int, algorithm: ZlibAlgorithm) -> [UInt8]? {
-        guard let inflater = try? ZlibDecompressor(algorithm: algorithm) else { return nil }
-        // One sentinel byte after the stream: zlib stops at the end of a complete stream and
-        // leaves it unread, while a stream cut short swallows it (or fails). So exactly one
-        // unread byte afterwards means "complete, and nothing after it".
-        var input = ByteBufferAllocator().buffer(capacity: compressed.count + 1)
-        input.writeBytes(compressed)
-        input.writeInteger(UInt8(0))
-        // One byte of room beyond the declared size, so a stream that inflates to more is
-        // seen as more, not as a full buffer.
-        var output = ByteBufferAllocator().buffer(capacity: originalSize + 1)
-        do {
-            try inflater.inflate(from: &input, to: &output)
-        } catch {
-            return nil
+    /// True when `input` is exactly one stream (raw DEFLATE for window bits -15, zlib for 15)
+    /// that fills `output` exactly: zlib reports the stream's end with every input byte used
+    /// and every output byte written. A stream cut short, one with bytes after its end, and
+    /// one that would give more or fewer bytes all fail.
+    private static func inflateExactly(_ input: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>, windowBits: Int32) -> Bool {
+        // zlib keeps a pointer back to its z_stream, so the stream must not move: a temporary
+        // allocation (on the stack) rather than a Swift variable passed inout.
+        withUnsafeTemporaryAllocation(of: z_stream.self, capacity: 1) { buffer in
+            let stream = buffer.baseAddress!
+            stream.initialize(to: z_stream())
+            guard CZlib_inflateInit2(stream, windowBits) == Z_OK else { return false }
+            defer { inflateEnd(stream) }
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
+            stream.pointee.avail_in = UInt32(input.count)
+            stream.pointee.next_out = output.baseAddress
+            stream.pointee.avail_out = UInt32(output.count)
+            let result = CZlib.inflate(stream, Z_FINISH)
+            return result == Z_STREAM_END && stream.pointee.avail_in == 0 && stream.pointee.total_out == output.count
         }
-        guard input.readableBytes == 1, output.readableBytes == originalSize else { return nil }
-        return output.readBytes(length: originalSize)
     }
 
     /// Compresses the way the app does (raw DEFLATE, zlib's default level); for building

@@ -6,7 +6,7 @@ extension BitchatPacket {
     /// payload as decoded (decompressed). TTL, flags and padding are not in it, so a relayed
     /// copy (TTL - 1) and a re-padded copy are the same message.
     public var dedupKey: String {
-        let digest = Array(SHA256.hash(data: payload).prefix(4))
-        return "\(Hex.encode(senderID))-\(timestamp)-\(type)-\(Hex.encode(digest))"
+        let digest = SHA256.hash(data: payloadBytes).prefix(4)
+        return "\(Hex.encode(senderIDBytes))-\(timestamp)-\(type)-\(Hex.encode(digest))"
     }
 }

@@ -7,32 +7,47 @@ public struct BitchatFragment: WireFormat, NeutralForm {
     /// The app's cap on fragments per packet.
     public static let maxTotal = 10_000
 
-    public var fragmentID: [UInt8]
     public var index: Int
     public var total: Int
     /// The inner packet's type as the sender claims it: not authenticated, so receivers
     /// dispatch on the reassembled packet's own type (BITCHAT-R9).
     public var originalType: UInt8
-    public var data: [UInt8]
+    /// Slices of the decoded input (a decoder copies nothing), or of the given arrays.
+    public var fragmentIDBytes: ArraySlice<UInt8>
+    public var dataBytes: ArraySlice<UInt8>
+
+    public var fragmentID: [UInt8] {
+        get { Array(fragmentIDBytes) }
+        set { fragmentIDBytes = newValue[...] }
+    }
+    public var data: [UInt8] {
+        get { Array(dataBytes) }
+        set { dataBytes = newValue[...] }
+    }
 
     public init(fragmentID: [UInt8], index: Int, total: Int, originalType: UInt8, data: [UInt8]) {
-        self.fragmentID = fragmentID
+        self.init(fragmentIDBytes: fragmentID[...], index: index, total: total, originalType: originalType, dataBytes: data[...])
+    }
+
+    public init(fragmentIDBytes: ArraySlice<UInt8>, index: Int, total: Int, originalType: UInt8, dataBytes: ArraySlice<UInt8>) {
+        self.fragmentIDBytes = fragmentIDBytes
         self.index = index
         self.total = total
         self.originalType = originalType
-        self.data = data
+        self.dataBytes = dataBytes
     }
 
     public init(decoding bytes: ArraySlice<UInt8>) throws(WireError) {
+        // Checked before the value is built: a value thrown away on a late error costs a copy.
         var r = ByteReader(bytes)
-        fragmentID = Array(try r.readBytes(8))
-        index = Int(try r.readU16BE())
-        total = Int(try r.readU16BE())
-        originalType = try r.readU8()
-        data = Array(r.readRest())
+        let id = try r.readBytes(8)
+        let index = Int(try r.readU16BE())
+        let total = Int(try r.readU16BE())
+        let originalType = try r.readU8()
         if let problem = Self.indexProblem(index: index, total: total) {
             throw WireError(.chunkIndexOutOfRange, "BitchatFragment: \(problem)")
         }
+        self.init(fragmentIDBytes: id, index: index, total: total, originalType: originalType, dataBytes: r.readRest())
     }
 
     static func indexProblem(index: Int, total: Int) -> String? {
@@ -42,25 +57,26 @@ public struct BitchatFragment: WireFormat, NeutralForm {
     }
 
     public func encoded() -> [UInt8] {
-        var w = ByteWriter(capacity: Self.headerSize + data.count)
-        w.write(fragmentID)
+        var w = ByteWriter(capacity: Self.headerSize + dataBytes.count)
+        w.write(fragmentIDBytes)
         w.writeU16BE(UInt16(truncatingIfNeeded: index))
         w.writeU16BE(UInt16(truncatingIfNeeded: total))
         w.writeU8(originalType)
-        w.write(data)
+        w.write(dataBytes)
         return w.bytes
     }
 
     public init(neutral: JSONValue) throws(WireError) {
         let f = try JSONFields(neutral, context: "BitchatFragment")
-        fragmentID = try f.hex("fragmentID")
+        let fragmentID = try f.hex("fragmentID")
         guard fragmentID.count == 8 else {
             throw WireError(.lengthMismatch, "BitchatFragment.fragmentID is \(fragmentID.count) bytes, not 8")
         }
+        fragmentIDBytes = fragmentID[...]
         index = try f.integer("index")
         total = try f.integer("total")
         originalType = try f.integer("originalType")
-        data = try f.hex("data")
+        dataBytes = try f.hex("data")[...]
         if let problem = Self.indexProblem(index: index, total: total) {
             throw WireError(.chunkIndexOutOfRange, "BitchatFragment: \(problem)")
         }
@@ -81,8 +97,8 @@ public struct BitchatFragment: WireFormat, NeutralForm {
         guard total <= maxTotal else { return nil }
         return (0..<total).map { i in
             let start = i * chunkSize
-            return BitchatFragment(fragmentID: fragmentID, index: i, total: total, originalType: originalType,
-                                   data: Array(frame[start..<min(frame.count, start + chunkSize)]))
+            return BitchatFragment(fragmentIDBytes: fragmentID[...], index: i, total: total, originalType: originalType,
+                                   dataBytes: frame[start..<min(frame.count, start + chunkSize)])
         }
     }
 }

@@ -30,11 +30,19 @@ public struct BitchatPacket: WireFormat, NeutralForm {
         public var format: BitchatCompressionFormat
         /// The declared size (u16 in v1, u32 in v2), equal to `payload.count` once decoded.
         public var originalSize: Int
-        public var data: [UInt8]
+        /// The compressed bytes: a slice of the decoded input, not a copy.
+        public var dataBytes: ArraySlice<UInt8>
+        public var data: [UInt8] {
+            get { Array(dataBytes) }
+            set { dataBytes = newValue[...] }
+        }
         public init(format: BitchatCompressionFormat, originalSize: Int, data: [UInt8]) {
+            self.init(format: format, originalSize: originalSize, dataBytes: data[...])
+        }
+        public init(format: BitchatCompressionFormat, originalSize: Int, dataBytes: ArraySlice<UInt8>) {
             self.format = format
             self.originalSize = originalSize
-            self.data = data
+            self.dataBytes = dataBytes
         }
     }
 
@@ -45,16 +53,54 @@ public struct BitchatPacket: WireFormat, NeutralForm {
     public var timestamp: UInt64
     /// The flags byte as sent: presence bits agree with the fields; reserved bits are kept.
     public var flags: Flags
-    public var senderID: [UInt8]
-    public var recipientID: [UInt8]?
-    /// v2 only: the source route, 1...255 hops of 8 bytes.
-    public var route: [[UInt8]]?
-    /// The payload, decompressed when `compression` is set.
-    public var payload: [UInt8]
-    public var compression: Compression?
-    public var signature: [UInt8]?
     /// PKCS#7 pad bytes after the frame (0 = none).
     public var padding: Int
+
+    // The byte fields are slices: of the input when decoded (a decoder copies nothing but an
+    // inflated payload: a 255-hop route is one slice, not 255 arrays), of the given arrays when
+    // built. The `[UInt8]` properties further down copy on each read; hot paths read these.
+    public var senderIDBytes: ArraySlice<UInt8>
+    public var recipientIDBytes: ArraySlice<UInt8>?
+    /// v2 only: the source route, its 1...255 hops of 8 bytes back to back.
+    public var routeBytes: ArraySlice<UInt8>? {
+        didSet { unevenRouteHops = nil }
+    }
+    /// The hop count when `route` was given hops that are not all 8 bytes (an encoding problem).
+    private var unevenRouteHops: Int?
+    /// The payload, decompressed when `compression` is set.
+    public var payloadBytes: ArraySlice<UInt8>
+    public var compression: Compression?
+    public var signatureBytes: ArraySlice<UInt8>?
+
+    public var senderID: [UInt8] {
+        get { Array(senderIDBytes) }
+        set { senderIDBytes = newValue[...] }
+    }
+    public var recipientID: [UInt8]? {
+        get { recipientIDBytes.map { Array($0) } }
+        set { recipientIDBytes = newValue?[...] }
+    }
+    /// v2 only: the source route, 1...255 hops of 8 bytes.
+    public var route: [[UInt8]]? {
+        get {
+            routeBytes.map { flat in
+                stride(from: flat.startIndex, to: flat.endIndex, by: Self.idSize).map { Array(flat[$0..<min($0 + Self.idSize, flat.endIndex)]) }
+            }
+        }
+        set {
+            routeBytes = newValue.map { $0.flatMap { $0 }[...] }
+            if let hops = newValue, hops.contains(where: { $0.count != Self.idSize }) { unevenRouteHops = hops.count }
+        }
+    }
+    /// The payload, decompressed when `compression` is set.
+    public var payload: [UInt8] {
+        get { Array(payloadBytes) }
+        set { payloadBytes = newValue[...] }
+    }
+    public var signature: [UInt8]? {
+        get { signatureBytes.map { Array($0) } }
+        set { signatureBytes = newValue?[...] }
+    }
 
     public init(
         version: UInt8 = 1, type: UInt8, ttl: UInt8, timestamp: UInt64, senderID: [UInt8], recipientID: [UInt8]? = nil,
@@ -65,12 +111,11 @@ public struct BitchatPacket: WireFormat, NeutralForm {
         self.type = type
         self.ttl = ttl
         self.timestamp = timestamp
-        self.senderID = senderID
-        self.recipientID = recipientID
-        self.route = route
-        self.payload = payload
+        self.senderIDBytes = senderID[...]
+        self.recipientIDBytes = recipientID?[...]
+        self.payloadBytes = payload[...]
         self.compression = compression
-        self.signature = signature
+        self.signatureBytes = signature?[...]
         self.padding = padding
         var f: Flags = []
         if recipientID != nil { f.insert(.hasRecipient) }
@@ -79,6 +124,7 @@ public struct BitchatPacket: WireFormat, NeutralForm {
         if route != nil { f.insert(.hasRoute) }
         if isRSR { f.insert(.isRSR) }
         flags = f
+        self.route = route
     }
 
     public var isRSR: Bool { flags.contains(.isRSR) }
@@ -89,34 +135,34 @@ public struct BitchatPacket: WireFormat, NeutralForm {
     // MARK: decoding
 
     public init(decoding bytes: ArraySlice<UInt8>) throws(WireError) {
+        // Every field is read and checked into locals first and the value built once at the
+        // end: a value built early and thrown away on a late error costs a copy.
         var r = ByteReader(bytes)
-        version = try r.readU8()
+        let version = try r.readU8()
         guard version == 1 || version == 2 else {
             throw WireError(.unknownType, "version \(version): only 1 and 2 exist")
         }
-        type = try r.readU8()
-        ttl = try r.readU8()
-        timestamp = try r.readU64BE()
-        flags = Flags(rawValue: try r.readU8())
+        let type = try r.readU8()
+        let ttl = try r.readU8()
+        let timestamp = try r.readU64BE()
+        let flags = Flags(rawValue: try r.readU8())
         let payloadLength = version == 2 ? Int(try r.readU32BE()) : Int(try r.readU16BE())
         // Refused before anything is read or allocated for it (the app does the same).
         guard payloadLength <= Self.maxPayloadLength else {
             throw WireError(.tooLarge, "payloadLength \(payloadLength) is above \(Self.maxPayloadLength)")
         }
-        senderID = Array(try r.readBytes(Self.idSize))
-        recipientID = flags.contains(.hasRecipient) ? Array(try r.readBytes(Self.idSize)) : nil
+        let sender = try r.readBytes(Self.idSize)
+        let recipient = flags.contains(.hasRecipient) ? try r.readBytes(Self.idSize) : nil
+        var route: ArraySlice<UInt8>?
         if version == 2, flags.contains(.hasRoute) {
             let count = Int(try r.readU8())
             guard count > 0 else {
                 throw WireError(.valueOutOfRange, "route hop count 0 with the route flag set (1...255)")
             }
-            // count <= 255, and every hop is read before it is kept.
-            var hops: [[UInt8]] = []
-            for _ in 0..<count { hops.append(Array(try r.readBytes(Self.idSize))) }
-            route = hops
-        } else {
-            route = nil
+            route = try r.readBytes(count * Self.idSize)
         }
+        let payload: ArraySlice<UInt8>
+        var compression: Compression?
         if flags.contains(.isCompressed) {
             let sizeField = Self.lengthFieldSize(version)
             guard payloadLength > sizeField else {
@@ -125,14 +171,25 @@ public struct BitchatPacket: WireFormat, NeutralForm {
             let originalSize = version == 2 ? Int(try r.readU32BE()) : Int(try r.readU16BE())
             let data = try r.readBytes(payloadLength - sizeField)
             let (inflated, format) = try BitchatCompression.inflate(data, originalSize: originalSize)
-            payload = inflated
-            compression = Compression(format: format, originalSize: originalSize, data: Array(data))
+            payload = inflated[...]
+            compression = Compression(format: format, originalSize: originalSize, dataBytes: data)
         } else {
-            payload = Array(try r.readBytes(payloadLength))
-            compression = nil
+            payload = try r.readBytes(payloadLength)
         }
-        signature = flags.contains(.hasSignature) ? Array(try r.readBytes(Self.signatureSize)) : nil
-        padding = try BitchatPadding.padLength(of: r.readRest(), at: r.offset)
+        let signature = flags.contains(.hasSignature) ? try r.readBytes(Self.signatureSize) : nil
+        let padding = try BitchatPadding.padLength(of: r.readRest(), at: r.offset)
+        self.version = version
+        self.type = type
+        self.ttl = ttl
+        self.timestamp = timestamp
+        self.flags = flags
+        self.padding = padding
+        senderIDBytes = sender
+        recipientIDBytes = recipient
+        routeBytes = route
+        payloadBytes = payload
+        self.compression = compression
+        signatureBytes = signature
     }
 
     // MARK: encoding
@@ -141,27 +198,28 @@ public struct BitchatPacket: WireFormat, NeutralForm {
     /// values read from the neutral form go through the same test.
     public var encodingProblem: String? {
         guard version == 1 || version == 2 else { return "version \(version)" }
-        if senderID.count != Self.idSize { return "senderID is \(senderID.count) bytes, not 8" }
-        if let r = recipientID, r.count != Self.idSize { return "recipientID is \(r.count) bytes, not 8" }
-        if let s = signature, s.count != Self.signatureSize { return "signature is \(s.count) bytes, not 64" }
-        if flags.contains(.hasRecipient) != (recipientID != nil) { return "flag 0x01 disagrees with recipientID" }
-        if flags.contains(.hasSignature) != (signature != nil) { return "flag 0x02 disagrees with signature" }
+        if senderIDBytes.count != Self.idSize { return "senderID is \(senderIDBytes.count) bytes, not 8" }
+        if let r = recipientIDBytes, r.count != Self.idSize { return "recipientID is \(r.count) bytes, not 8" }
+        if let s = signatureBytes, s.count != Self.signatureSize { return "signature is \(s.count) bytes, not 64" }
+        if flags.contains(.hasRecipient) != (recipientIDBytes != nil) { return "flag 0x01 disagrees with recipientID" }
+        if flags.contains(.hasSignature) != (signatureBytes != nil) { return "flag 0x02 disagrees with signature" }
         if flags.contains(.isCompressed) != (compression != nil) { return "flag 0x04 disagrees with compression" }
-        if let route {
+        if let routeBytes {
             if version != 2 { return "a route needs version 2" }
             if !flags.contains(.hasRoute) { return "route without flag 0x08" }
-            if route.isEmpty || route.count > 255 { return "route has \(route.count) hops (1...255)" }
-            if route.contains(where: { $0.count != Self.idSize }) { return "route hop not 8 bytes" }
+            let hops = unevenRouteHops ?? routeBytes.count / Self.idSize
+            if hops == 0 || hops > 255 { return "route has \(hops) hops (1...255)" }
+            if unevenRouteHops != nil || routeBytes.count % Self.idSize != 0 { return "route hop not 8 bytes" }
         } else if version == 2, flags.contains(.hasRoute) {
             return "flag 0x08 without a route"
         }
         let sizeField = Self.lengthFieldSize(version)
-        let payloadLength = compression.map { sizeField + $0.data.count } ?? payload.count
+        let payloadLength = compression.map { sizeField + $0.dataBytes.count } ?? payloadBytes.count
         let maxLength = version == 2 ? Self.maxPayloadLength : Int(UInt16.max)
         if payloadLength > maxLength { return "payloadLength \(payloadLength) is above \(maxLength)" }
         if let c = compression {
-            if c.data.isEmpty { return "compressed data is empty" }
-            if c.originalSize != payload.count { return "originalSize \(c.originalSize) is not the payload's \(payload.count) bytes" }
+            if c.dataBytes.isEmpty { return "compressed data is empty" }
+            if c.originalSize != payloadBytes.count { return "originalSize \(c.originalSize) is not the payload's \(payloadBytes.count) bytes" }
         }
         if !(0...255).contains(padding) { return "padding \(padding) is outside 0...255" }
         return nil
@@ -170,26 +228,26 @@ public struct BitchatPacket: WireFormat, NeutralForm {
     /// The frame; callers with untrusted values check `encodingProblem` first.
     public func encoded() -> [UInt8] {
         precondition(encodingProblem == nil, "BitchatPacket: \(encodingProblem ?? "")")
-        var w = ByteWriter(capacity: 16 + 16 + payload.count + 64 + padding)
+        var w = ByteWriter(capacity: 16 + 16 + (routeBytes?.count ?? 0) + payloadBytes.count + 64 + padding)
         w.writeU8(version)
         w.writeU8(type)
         w.writeU8(ttl)
         w.writeU64BE(timestamp)
         w.writeU8(flags.rawValue)
-        let body = compression?.data ?? payload
+        let body = compression?.dataBytes ?? payloadBytes
         let payloadLength = body.count + (compression == nil ? 0 : Self.lengthFieldSize(version))
         if version == 2 { w.writeU32BE(UInt32(payloadLength)) } else { w.writeU16BE(UInt16(payloadLength)) }
-        w.write(senderID)
-        if let recipientID { w.write(recipientID) }
-        if let route {
-            w.writeU8(UInt8(route.count))
-            for hop in route { w.write(hop) }
+        w.write(senderIDBytes)
+        if let recipientIDBytes { w.write(recipientIDBytes) }
+        if let routeBytes {
+            w.writeU8(UInt8(routeBytes.count / Self.idSize))
+            w.write(routeBytes)
         }
         if let compression {
             if version == 2 { w.writeU32BE(UInt32(compression.originalSize)) } else { w.writeU16BE(UInt16(compression.originalSize)) }
         }
         w.write(body)
-        if let signature { w.write(signature) }
+        if let signatureBytes { w.write(signatureBytes) }
         w.write(repeatElement(UInt8(padding), count: padding))
         return w.bytes
     }
@@ -211,8 +269,9 @@ public struct BitchatPacket: WireFormat, NeutralForm {
         ttl = try f.integer("ttl", rangeCode: .ttlOutOfRange)
         timestamp = try f.uint64Text("timestamp")
         flags = Flags(rawValue: try f.integer("flags"))
-        senderID = try f.hex("senderID")
-        recipientID = try f.optionalHex("recipientID")
+        senderIDBytes = try f.hex("senderID")[...]
+        recipientIDBytes = try f.optionalHex("recipientID")?[...]
+        var route: [[UInt8]]?
         if f.optional("route") != nil {
             var hops: [[UInt8]] = []
             for (i, hop) in try f.array("route").enumerated() {
@@ -222,10 +281,8 @@ public struct BitchatPacket: WireFormat, NeutralForm {
                 hops.append(bytes)
             }
             route = hops
-        } else {
-            route = nil
         }
-        payload = try f.hex("payload")
+        payloadBytes = try f.hex("payload")[...]
         if let c = f.optional("compression") {
             let cf = try JSONFields(c, context: "BitchatPacket.compression")
             let name = try cf.string("format")
@@ -236,8 +293,9 @@ public struct BitchatPacket: WireFormat, NeutralForm {
         } else {
             compression = nil
         }
-        signature = try f.optionalHex("signature")
+        signatureBytes = try f.optionalHex("signature")?[...]
         padding = try f.optionalInteger("padding") ?? 0
+        self.route = route
         if let problem = encodingProblem { throw WireError(.valueOutOfRange, "BitchatPacket: \(problem)") }
     }
 

@@ -29,6 +29,9 @@ public struct ByteReader {
         return bytes[index...]
     }
 
+    /// The next byte, not consumed; nil at the end.
+    public func peekU8() -> UInt8? { isAtEnd ? nil : bytes[index] }
+
     public mutating func readU8() throws(WireError) -> UInt8 {
         guard remaining >= 1 else { throw .truncated(need: 1, have: 0, at: offset) }
         defer { index += 1 }
@@ -42,12 +45,22 @@ public struct ByteReader {
     public mutating func readU32LE() throws(WireError) -> UInt32 { try UInt32(truncatingIfNeeded: readLE(4)) }
     public mutating func readU64LE() throws(WireError) -> UInt64 { try readLE(8) }
 
+    // Integers are read in place: no slice of the input is made for them (a slice is a
+    // reference to the input's storage, so a retain and a release per field).
     private mutating func readBE(_ width: Int) throws(WireError) -> UInt64 {
-        try readBytes(width).reduce(0) { $0 << 8 | UInt64($1) }
+        guard remaining >= width else { throw .truncated(need: width, have: remaining, at: offset) }
+        var value: UInt64 = 0
+        for i in index..<index + width { value = value << 8 | UInt64(bytes[i]) }
+        index += width
+        return value
     }
 
     private mutating func readLE(_ width: Int) throws(WireError) -> UInt64 {
-        try readBytes(width).reversed().reduce(0) { $0 << 8 | UInt64($1) }
+        guard remaining >= width else { throw .truncated(need: width, have: remaining, at: offset) }
+        var value: UInt64 = 0
+        for i in (index..<index + width).reversed() { value = value << 8 | UInt64(bytes[i]) }
+        index += width
+        return value
     }
 
     /// Throws `trailingBytes` unless the whole input has been read.

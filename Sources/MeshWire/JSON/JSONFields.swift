@@ -94,19 +94,20 @@ public struct JSONFields {
 
     func integer<I: FixedWidthInteger>(_ key: String, _ v: JSONValue, rangeCode: WireError.Code) throws(WireError) -> I {
         guard case .number(let text) = v else { throw wrongType(key, "an integer", v) }
-        let outOfRange = WireError(rangeCode, "\(context).\(key): \(text) is outside \(I.min)...\(I.max)")
+        // Built only when thrown: error text costs more than the decoding itself.
+        func outOfRange() -> WireError { WireError(rangeCode, "\(context).\(key): \(text) is outside \(I.min)...\(I.max)") }
         switch JSONNumberText.integer(text) {
         case .notIntegral:
             throw WireError(.wrongType, "\(context).\(key): \(text) is not an integer")
         case .overflow:
-            throw outOfRange
+            throw outOfRange()
         case .value(let negative, let magnitude):
             if negative {
                 guard magnitude != 0 else { return 0 }
-                guard I.isSigned, magnitude <= UInt64(I.max) + 1 else { throw outOfRange }
+                guard I.isSigned, magnitude <= UInt64(I.max) + 1 else { throw outOfRange() }
                 return I(truncatingIfNeeded: 0 &- magnitude)
             }
-            guard let value = I(exactly: magnitude) else { throw outOfRange }
+            guard let value = I(exactly: magnitude) else { throw outOfRange() }
             return value
         }
     }
@@ -122,9 +123,9 @@ public struct JSONFields {
         return try Self.uuid(s, field: "\(context).\(key)")
     }
 
-    public static func uuid(_ text: String, field: String) throws(WireError) -> UUID {
+    public static func uuid(_ text: String, field: @autoclosure () -> String) throws(WireError) -> UUID {
         guard let id = UUIDText.parse(text) else {
-            throw WireError(.badUUID, "\(field): \"\(text.prefix(64))\" is not a UUID")
+            throw WireError(.badUUID, "\(field()): \"\(text.prefix(64))\" is not a UUID")
         }
         return id
     }
@@ -155,9 +156,9 @@ public struct JSONFields {
         return try Self.base64(s, field: "\(context).\(key)")
     }
 
-    static func base64(_ text: String, field: String) throws(WireError) -> [UInt8] {
+    static func base64(_ text: String, field: @autoclosure () -> String) throws(WireError) -> [UInt8] {
         guard let data = Data(base64Encoded: text) else {
-            throw WireError(.badBase64, "\(field) is not padded standard base64")
+            throw WireError(.badBase64, "\(field()) is not padded standard base64")
         }
         return Array(data)
     }

@@ -32,6 +32,11 @@ enum UUIDText {
         return contiguous ?? Array(text.utf8).withUnsafeBufferPointer { parse(bytes: $0) }
     }
 
+    /// The same rule over bytes (a fast path's UUID inside JSON it has checked itself).
+    static func parse(_ bytes: ArraySlice<UInt8>) -> UUID? {
+        bytes.withUnsafeBufferPointer { parse(bytes: $0) }
+    }
+
     private static func parse(bytes text: UnsafeBufferPointer<UInt8>) -> UUID? {
         guard text.count == 36 else { return nil }
         var id: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)

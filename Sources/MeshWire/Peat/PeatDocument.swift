@@ -66,7 +66,7 @@ public struct PeatDocument: WireFormat, NeutralForm {
         emergency = nil
         chat = nil
         var lastMarker: UInt8 = 0
-        while let marker = r.bytes[r.index...].first, (PeatWire.peripheralMarker...PeatWire.chatMarker).contains(marker) {
+        while let marker = r.peekU8(), (PeatWire.peripheralMarker...PeatWire.chatMarker).contains(marker) {
             // Sections in the encoder's order, each once: a repeat would silently overwrite.
             guard marker > lastMarker else {
                 throw WireError(.misplacedMarker, "section 0x\(String(marker, radix: 16)) at offset \(r.offset) repeats or is out of order")

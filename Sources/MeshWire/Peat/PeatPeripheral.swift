@@ -89,13 +89,13 @@ public struct PeatPeripheral: WireFormat, NeutralForm {
     }
 
     private static func health(_ b: ArraySlice<UInt8>) throws(WireError) -> Health {
-        let v = Array(b)
-        guard v[0] <= 100 else { throw WireError(.valueOutOfRange, "Peripheral.health.battery \(v[0]) % is above 100") }
-        guard v[1] <= 3 else { throw WireError(.valueOutOfRange, "Peripheral.health.activity \(v[1]) is not 0...3") }
-        guard v[3] == 0 || (20...250).contains(v[3]) else {
-            throw WireError(.valueOutOfRange, "Peripheral.health.heart_rate \(v[3]) is outside 20...250")
+        let battery = b[b.startIndex], activity = b[b.startIndex + 1], alerts = b[b.startIndex + 2], heartRate = b[b.startIndex + 3]
+        guard battery <= 100 else { throw WireError(.valueOutOfRange, "Peripheral.health.battery \(battery) % is above 100") }
+        guard activity <= 3 else { throw WireError(.valueOutOfRange, "Peripheral.health.activity \(activity) is not 0...3") }
+        guard heartRate == 0 || (20...250).contains(heartRate) else {
+            throw WireError(.valueOutOfRange, "Peripheral.health.heart_rate \(heartRate) is outside 20...250")
         }
-        return Health(battery: v[0], activity: v[1], alerts: v[2], heartRate: v[3] == 0 ? nil : v[3])
+        return Health(battery: battery, activity: activity, alerts: alerts, heartRate: heartRate == 0 ? nil : heartRate)
     }
 
     private static func location(_ r: inout ByteReader) throws(WireError) -> Location {

@@ -37,37 +37,37 @@ public enum PeatWire {
         }
     }
 
-    static func nonZeroNode(_ id: UInt32, _ field: String) throws(WireError) -> UInt32 {
-        guard id != 0 else { throw WireError(.valueOutOfRange, "\(field) is 0, which peat reserves for \"no node\"") }
+    static func nonZeroNode(_ id: UInt32, _ field: @autoclosure () -> String) throws(WireError) -> UInt32 {
+        guard id != 0 else { throw WireError(.valueOutOfRange, "\(field()) is 0, which peat reserves for \"no node\"") }
         return id
     }
 
     /// A timestamp in ms since 1970 that peat-btle would accept; `allowZero` for the fields where
     /// 0 means "not set".
-    static func timestamp(_ ts: UInt64, _ field: String, allowZero: Bool) throws(WireError) -> UInt64 {
+    static func timestamp(_ ts: UInt64, _ field: @autoclosure () -> String, allowZero: Bool) throws(WireError) -> UInt64 {
         guard ts >= minimumTimestamp || (allowZero && ts == 0) else {
-            throw WireError(.badDate, "\(field) \(ts) ms is before 2020-01-01 (\(minimumTimestamp))")
+            throw WireError(.badDate, "\(field()) \(ts) ms is before 2020-01-01 (\(minimumTimestamp))")
         }
         return ts
     }
 
-    static func marker(_ r: inout ByteReader, _ expected: UInt8, _ context: String) throws(WireError) {
+    static func marker(_ r: inout ByteReader, _ expected: UInt8, _ context: @autoclosure () -> String) throws(WireError) {
         let m = try r.readU8()
         guard m == expected else {
-            throw WireError(.unknownType, "\(context): marker 0x\(String(m, radix: 16, uppercase: true)), expected 0x\(String(expected, radix: 16, uppercase: true))")
+            throw WireError(.unknownType, "\(context()): marker 0x\(String(m, radix: 16, uppercase: true)), expected 0x\(String(expected, radix: 16, uppercase: true))")
         }
     }
 
     /// Flag bytes whose undefined bits must be clear, so every accepted value re-encodes to itself.
-    static func flags(_ byte: UInt8, defined: UInt8, _ field: String) throws(WireError) -> UInt8 {
+    static func flags(_ byte: UInt8, defined: UInt8, _ field: @autoclosure () -> String) throws(WireError) -> UInt8 {
         guard byte & ~defined == 0 else {
-            throw WireError(.valueOutOfRange, "\(field) 0x\(String(byte, radix: 16)) sets undefined bits")
+            throw WireError(.valueOutOfRange, "\(field()) 0x\(String(byte, radix: 16)) sets undefined bits")
         }
         return byte
     }
 
-    static func reserved(_ byte: UInt8, _ field: String) throws(WireError) {
-        guard byte == 0 else { throw WireError(.valueOutOfRange, "\(field): reserved byte is 0x\(String(byte, radix: 16)), must be 0") }
+    static func reserved(_ byte: UInt8, _ field: @autoclosure () -> String) throws(WireError) {
+        guard byte == 0 else { throw WireError(.valueOutOfRange, "\(field()): reserved byte is 0x\(String(byte, radix: 16)), must be 0") }
     }
 }
 
