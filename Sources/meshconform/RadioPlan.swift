@@ -13,7 +13,7 @@ extension RunCommand {
 
     func radioPlan(declared: Capabilities?, dialect: DialectName?) throws -> Plan {
         guard !adapter.isEmpty else {
-            throw UsageError("--target and --btsnoop go with --adapter: pass one --adapter per tester identity, e.g. --adapter tcp:127.0.0.1:7001 --adapter tcp:127.0.0.1:7002")
+            throw UsageError("--target, --btsnoop and --dut-connects go with --adapter: pass one --adapter per tester identity, e.g. --adapter tcp:127.0.0.1:7001 --adapter tcp:127.0.0.1:7002")
         }
         if dutExec != nil || mutant != nil {
             throw UsageError("--adapter tests a device on the air; it cannot be combined with --dut-exec or --mutant (run the mutant with `meshconform node --mutant NAME` on another adapter)")
@@ -88,7 +88,7 @@ extension RunCommand {
                 caps.upperTester = false
             }
             try learnIdentity(driver, &caps)
-            try driver.advertise()
+            if dutConnects { driver.options.linkSetup = GATTDriver.Options.dutConnectsFirst }
             return Plan(driver: driver, capabilities: [caps], radio: driver)
         } catch let error as GATTDriverError {
             driver.close()
