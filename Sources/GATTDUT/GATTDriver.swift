@@ -30,6 +30,9 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
         /// How long an identity advertises for the DUT to connect to it and subscribe (the
         /// DUT's scan interval, its connection, MTU exchange, discovery and subscription).
         public var dutConnectTimeout: Duration = .seconds(10)
+        /// How long after the DUT subscribed to a tester identity its connection becomes the
+        /// link, unless the DUT writes on it first (docs/radio.md, "Links").
+        public var dutLinkSettle: Duration = .milliseconds(250)
         /// MTU exchange, discovery, subscribe, one write, one disconnect.
         public var operationTimeout: Duration = .seconds(5)
         /// Controller bring-up (HCI reset and initialisation).
@@ -243,7 +246,7 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
         if let linkSetupFailure {
             linkSetupFailures += 1
             if options.unreachableAfter > 0, linkSetupFailures >= options.unreachableAfter, unreachable == nil {
-                unreachable = "the DUT (\(target?.string ?? "?")) is unreachable: the links of \(linkSetupFailures) checks in a row could not be brought up; the last: \(linkSetupFailure)"
+                unreachable = "the DUT (\(target?.string ?? "?")) became unreachable: the links of \(linkSetupFailures) checks in a row could not be brought up; the last: \(linkSetupFailure)"
             }
         } else if linkCameUp {
             linkSetupFailures = 0
@@ -255,7 +258,9 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
     public func start(_ setup: DUTSetup) throws -> any DUTSession {
         if let adapterFailure { throw TesterError("a tester adapter failed earlier in the run: \(adapterFailure)") }
         guard let target else { throw TesterError("no target: locate the DUT before the run") }
-        if let unreachable { throw LinkFailure("not run: \(unreachable)") }
+        if unreachable != nil {
+            throw LinkFailure("not run: the DUT became unreachable (the links of \(options.unreachableAfter) checks in a row could not be brought up; the run's last line says why)")
+        }
         let session = GATTSession(driver: self, target: target)
         try session.startClean()
         return session

@@ -26,8 +26,9 @@ final class GATTSession: DUTSession {
 
     /// A connection the DUT made, as a central, to a tester identity whose link is being brought up.
     private struct Inbound {
-        /// The tester's packet characteristic value handle, once the DUT subscribed to it.
+        /// The tester's packet characteristic value handle, once the DUT subscribed to it, and when.
         var subscribed: UInt16?
+        var subscribedAt: ContinuousClock.Instant?
         /// What the DUT wrote before the connection became the link: sent on it once it does.
         var writes: [(at: ContinuousClock.Instant, value: [UInt8])] = []
     }
@@ -91,7 +92,7 @@ final class GATTSession: DUTSession {
                 try environmental(adapter, error)
                 // Already gone (the DUT dropped it meanwhile) is down as asked.
                 if adapter.runtime.host.connection(up.handle) != nil {
-                    throw LinkFailure("the tester could not take \(link) down: disconnecting it failed: \(error)")
+                    throw LinkFailure("the tester could not take \(link) down: disconnecting it failed: \(brief(error))")
                 }
             }
         case .received(let bytes, let link):
@@ -191,14 +192,19 @@ final class GATTSession: DUTSession {
     private func connectToDUT(_ adapter: TesterAdapter) throws -> Link {
         let n = adapter.link.raw
         let timeout = driver.options.connectTimeout
-        let result: OperationResult
-        do throws(RadioError) {
-            result = try adapter.runtime.perform(.connect(target, timeout: timeout), until: .now + timeout + .seconds(1))
-        } catch {
-            try environmental(adapter, error)
-            throw StepFailed(text: "tester \(n) connecting: no connection within \(timeout) (\(error))")
+        var result: OperationResult?
+        for retry in 0..<2 where result == nil {
+            do throws(RadioError) {
+                result = try adapter.runtime.perform(.connect(target, timeout: timeout), until: .now + timeout + .seconds(1))
+            } catch .operationFailed(_, .busy) where retry == 0 {
+                // The previous attempt's cancellation is still under way: let the host finish it.
+                try settle(adapter, for: .milliseconds(500))
+            } catch {
+                try environmental(adapter, error)
+                throw StepFailed(text: "tester \(n) connecting: no connection within \(timeout) (\(brief(error)))")
+            }
         }
-        guard case .connected(let handle) = result else { throw TesterError("connect answered \(result)") }
+        guard case .connected(let handle) = result else { throw TesterError("connect answered \(String(describing: result))") }
         do {
             return try setUp(adapter, handle)
         } catch let step as StepFailed {
@@ -227,7 +233,7 @@ final class GATTSession: DUTSession {
                 service = try step(adapter, "tester \(n): rediscovering the service") { try driver.discover(adapter.runtime, handle, again: true) }
             } catch {
                 try environmental(adapter, error)
-                throw StepFailed(text: "tester \(n): subscribing to the packet characteristic: \(error)")
+                throw StepFailed(text: "tester \(n): subscribing to the packet characteristic: \(brief(error))")
             }
         }
         throw StepFailed(text: "tester \(n): the DUT refused the subscription to its packet characteristic")
@@ -246,7 +252,11 @@ final class GATTSession: DUTSession {
         try run(adapter) { () throws(RadioError) in try adapter.advertise(until: .now + driver.options.operationTimeout) }
         defer { try? stopAdvertising(adapter) }
         while true {
-            if let (handle, candidate) = inbound[n]?.first(where: { $0.value.subscribed != nil }), let packet = candidate.subscribed {
+            // A subscribed connection is the link once the DUT has written on it (its own
+            // link-up traffic) or a moment after: the DUT takes the link as up when its
+            // subscription is answered, a little after the tester saw it.
+            let settled = { (c: Inbound) in !c.writes.isEmpty || c.subscribedAt.map { ContinuousClock.now >= $0 + self.driver.options.dutLinkSettle } == true }
+            if let (handle, candidate) = inbound[n]?.first(where: { $0.value.subscribed != nil && settled($0.value) }), let packet = candidate.subscribed {
                 inbound[n]?[handle] = nil
                 for write in candidate.writes {
                     try record(DUTOutput(at: instant(write.at), kind: .sent(write.value, on: adapter.link)))
@@ -255,7 +265,8 @@ final class GATTSession: DUTSession {
                 return Link(handle: handle, direction: .dutConnected, packet: packet)
             }
             guard ContinuousClock.now < deadline else { break }
-            if let (event, at) = try run(adapter, { () throws(RadioError) in try adapter.runtime.nextTimedEvent(until: deadline) }) {
+            let settling = inbound[n]?.values.compactMap { $0.subscribedAt.map { $0 + driver.options.dutLinkSettle } }.min()
+            if let (event, at) = try run(adapter, { () throws(RadioError) in try adapter.runtime.nextTimedEvent(until: min(deadline, settling ?? deadline)) }) {
                 try handle(event, at: at, adapter)
             }
         }
@@ -264,6 +275,14 @@ final class GATTSession: DUTSession {
         throw StepFailed(text: connected
             ? "tester \(n) advertised: the DUT connected but did not subscribe to the tester's packet characteristic within \(wait)"
             : "tester \(n) advertised: the DUT did not connect to it within \(wait)")
+    }
+
+    /// Serves the adapter's events for `span` (they count as usual).
+    private func settle(_ adapter: TesterAdapter, for span: Duration) throws {
+        let deadline = ContinuousClock.now + span
+        while let (event, at) = try run(adapter, { () throws(RadioError) in try adapter.runtime.nextTimedEvent(until: deadline) }) {
+            try handle(event, at: at, adapter)
+        }
     }
 
     /// Closes the DUT's connections to identity n that did not become link n.
@@ -325,7 +344,7 @@ final class GATTSession: DUTSession {
             // The DUT dropped the link under the write: the check sees the drop (its events
             // follow) and judges it; the bytes went nowhere, as on a virtual link.
             if adapter.runtime.host.connection(link.handle) == nil { return }
-            throw LinkFailure("the tester could not send \(bytes.count) bytes on \(adapter.link): \(error)")
+            throw LinkFailure("the tester could not send \(bytes.count) bytes on \(adapter.link): \(brief(error))")
         }
     }
 
@@ -363,6 +382,7 @@ final class GATTSession: DUTSession {
         case .subscriptionChanged(let handle, let characteristic, let valueHandle, let notify, _):
             guard characteristic.matches(driver.binding.packet.uuid), inbound[n]?[handle] != nil else { return }
             inbound[n]?[handle]?.subscribed = notify ? valueHandle : nil
+            inbound[n]?[handle]?.subscribedAt = notify ? at : nil
         case .connected(let info) where info.role == .peripheral:
             if awaiting.contains(n), links[n] == nil, isDUT(info.peer) {
                 inbound[n, default: [:]][info.handle] = Inbound()
@@ -405,7 +425,7 @@ final class GATTSession: DUTSession {
             return try body()
         } catch let error as RadioError {
             try environmental(adapter, error)
-            throw StepFailed(text: "\(what): \(error)")
+            throw StepFailed(text: "\(what): \(brief(error))")
         }
     }
 
@@ -432,6 +452,15 @@ final class GATTSession: DUTSession {
         } catch {
             try environmental(adapter, error)
             throw LinkFailure("\(adapter.link): \(error)")
+        }
+    }
+
+    /// What went wrong, without the command's parameters.
+    private func brief(_ error: RadioError) -> String {
+        switch error {
+        case .operationFailed(_, let why): "\(why)"
+        case .timeout: "no answer within \(driver.options.operationTimeout)"
+        default: "\(error)"
         }
     }
 
