@@ -129,10 +129,11 @@ extension RunCommand {
 
 extension Capabilities {
     /// Defaults for a device on the air without a capabilities file: the dialect's features,
-    /// one link per adapter, no upper tester (there is no channel to the app), and slack for
-    /// the radio path (connection events, HCI transport, the tester polling several adapters).
+    /// one link per adapter, no upper tester (there is no channel to the app), slack for the
+    /// radio path (connection events, HCI transport, the tester polling several adapters), and
+    /// a check budget that lets DDP/BV-06's cache fill (about 30 s on the air) finish.
     static func radio(_ dialect: DialectName, adapters: Int) -> Capabilities {
         Capabilities(dialect: dialect, beacons: dialect == .relay, routing: dialect == .blemesh,
-                     upperTester: false, maxLinks: adapters, timingSlackMs: 150)
+                     upperTester: false, maxLinks: adapters, timingSlackMs: 150, checkBudgetSeconds: 45)
     }
 }
