@@ -43,7 +43,7 @@ extension HTMLReport {
         #search { font: 12px var(--mono); padding: 3px 8px; border: 1px solid var(--line); border-radius: 6px; width: 150px; }
         #shown { color: var(--muted); font-size: 12px; margin-left: 6px; }
         main { padding: 8px 28px 28px; }
-        .row { display: grid; grid-template-columns: 70px 92px 64px minmax(0, 1fr) minmax(0, 250px) 44px 62px; gap: 12px; align-items: baseline; padding: 7px 12px; }
+        .row { display: grid; grid-template-columns: 70px 92px 64px minmax(0, 1fr) minmax(0, 250px) 44px 62px; gap: 12px; align-items: baseline; padding: 5px 12px; }
         .head { font-size: 12px; font-weight: 600; color: var(--muted); padding-bottom: 2px; }
         details.check { background: #fff; border: 1px solid var(--line); border-left: 4px solid var(--c); border-radius: 6px; margin: 4px 0; }
         details.check > summary { cursor: pointer; list-style: none; }
