@@ -27,7 +27,7 @@ stop_controllers
 fail() { cat "$out/run.log"; echo "unreachable DUT: $*"; exit 1; }
 [ $rc -eq 1 ] || fail "exit $rc, not 1"
 [ $took -le 60 ] || fail "took $took s, more than a minute"
-tail -1 "$out/run.log" | grep -q '^DUT unreachable: ' || fail "the last line does not say the DUT is unreachable"
+tail -1 "$out/run.log" | grep -q '^DUT unreachable ' || fail "the last line does not say the DUT is unreachable"
 "$VENV/bin/python" - "$out/report.json" <<'PY' || fail "verdicts"
 import json, sys
 results = [x for d in json.load(open(sys.argv[1]))["dialects"] for x in d["results"]]
