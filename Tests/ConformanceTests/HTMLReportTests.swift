@@ -127,8 +127,8 @@ import Testing
     }
 
     @Test func escapesTextAndAttributes() {
-        #expect(HTMLReport.escape("<a href='x' title=\"y\">&amp;</a>") == "&lt;a href=&#39;x&#39; title=&quot;y&quot;&gt;&amp;amp;&lt;/a&gt;")
-        #expect(HTMLReport.escape("a\u{0}b\u{1b}c\u{9f}\u{FFFF}\n\té") == "a\u{FFFD}b\u{FFFD}c\u{FFFD}\u{FFFD}\n\té")
+        #expect(Markup.escape("<a href='x' title=\"y\">&amp;</a>") == "&lt;a href=&#39;x&#39; title=&quot;y&quot;&gt;&amp;amp;&lt;/a&gt;")
+        #expect(Markup.escape("a\u{0}b\u{1b}c\u{9f}\u{FFFF}\n\t\ré") == "a\u{FFFD}b\u{FFFD}c\u{FFFD}\u{FFFD}\n\t\ré")
     }
 
     /// A real run: the reference node with no de-duplication, the DDP checks of every dialect.

@@ -163,7 +163,7 @@ public enum HTMLReport {
         return "<a class=\"rule\" href=\"\(escape(style.dialectPages + target.path))\" title=\"\(escape("docs/dialects/\(target.dialect.rawValue).md, section \(target.title)"))\">\(escape(rule))</a>"
     }
 
-    /// `relay--DDP-BV-01`: an id attribute made only of letters, digits and `-`.
+    /// `c-relay--DDP-BV-01`: an id attribute made only of letters, digits and `-`.
     static func anchor(_ r: CheckResult) -> String {
         "c-" + String((r.dialect.rawValue + "--" + r.id).map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "-" })
     }
@@ -176,25 +176,5 @@ public enum HTMLReport {
         s < 1 ? "\(Int((s * 1000).rounded())) ms" : s < 100 ? String(format: "%.2f s", s) : String(format: "%.0f s", s)
     }
 
-    /// HTML text and attribute escaping. Control characters, lone surrogates' replacements and
-    /// non-characters become U+FFFD, so no byte the DUT chose reaches the page as markup.
-    public static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            case "\n", "\t": out.unicodeScalars.append(scalar)
-            default:
-                let v = scalar.value
-                let bad = v < 0x20 || (0x7F...0x9F).contains(v) || (0xFDD0...0xFDEF).contains(v) || v & 0xFFFE == 0xFFFE
-                out.unicodeScalars.append(bad ? "\u{FFFD}" : scalar)
-            }
-        }
-        return out
-    }
+    static func escape(_ s: String) -> String { Markup.escape(s) }
 }

@@ -172,13 +172,13 @@ struct SequenceChart {
             mark = "<circle class=\"dot\" cx=\"\(Self.n(x(.dut)))\" cy=\"\(Self.n(mid))\" r=\"4\"/>"
         }
         let summary = e.summary.count > Self.maxChars ? String(e.summary.prefix(Self.maxChars - 1)) + "…" : e.summary
-        var g = "<g class=\"u \(kind)\" data-t=\"\(Self.time(e.time))\" data-d=\"\(HTMLReport.escape(route(e)))\""
-        if summary != e.summary { g += " data-sum=\"\(HTMLReport.escape(String(e.summary.prefix(4000))))\"" }
+        var g = "<g class=\"u \(kind)\" data-t=\"\(Self.time(e.time))\" data-d=\"\(Markup.escape(route(e)))\""
+        if summary != e.summary { g += " data-sum=\"\(Markup.escape(String(e.summary.prefix(4000))))\"" }
         if let bytes = e.bytes { g += " data-hex=\"\(Hex.encode(bytes.prefix(4096)))\" data-n=\"\(bytes.count)\"" }
         g += "><rect class=\"hit\(odd ? " odd" : "")\" x=\"0\" y=\"\(Self.n(y))\" width=\"\(Self.n(width))\" height=\"\(Self.n(Self.row))\"/>"
         g += "<text class=\"t\" x=\"\(Self.n(Self.timeWidth - 8))\" y=\"\(Self.n(mid + 4))\" text-anchor=\"end\">\(Self.time(e.time))</text>"
         g += mark
-        g += "<text class=\"s\" x=\"\(Self.n(textX))\" y=\"\(Self.n(mid + 4))\">\(HTMLReport.escape(summary))</text></g>\n"
+        g += "<text class=\"s\" x=\"\(Self.n(textX))\" y=\"\(Self.n(mid + 4))\">\(Markup.escape(summary))</text></g>\n"
         return g
     }
 
