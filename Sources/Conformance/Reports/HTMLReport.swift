@@ -1,5 +1,4 @@
 import MeshNode
-import MeshWire
 
 /// The report a person reads (`--html FILE`): one self-contained page, no network, with the
 /// run's summary, filters by verdict, group and dialect, and per check its purpose, rules
@@ -62,7 +61,8 @@ public enum HTMLReport {
         html += "</div>\n"
         let problems = results.filter { $0.verdict == .fail || $0.verdict == .error }
         if !problems.isEmpty {
-            html += "<div class=\"problems\"><span class=\"problems-title\">Failed (\(problems.count))</span>\n"
+            let title = problems.contains { $0.verdict == .error } ? "FAIL or ERROR" : "Failed"
+            html += "<div class=\"problems\"><span class=\"problems-title\">\(title) (\(problems.count))</span>\n"
             var links = 0
             for section in report.sections {
                 let failed = section.results.filter { $0.verdict == .fail || $0.verdict == .error }
@@ -146,9 +146,12 @@ public enum HTMLReport {
         }
         if !rules.isEmpty {
             html += "<p class=\"rule-list\">Rules: " + rules.map { rule in
-                let where_ = RuleLinks.target(of: rule).map { " (\(escape($0.dialect.rawValue)).md, \(escape($0.title)))" } ?? ""
-                return ruleLink(rule, style: style) + where_
+                let section = RuleLinks.target(of: rule).map { " (\($0.dialect.rawValue).md, \(escape($0.title)))" } ?? ""
+                return ruleLink(rule, style: style) + section
             }.joined(separator: "; ") + "</p>\n"
+        } else if let cited = check?.rules, !cited.isEmpty {
+            html += "<p class=\"rule-list\">The check cites no \(r.dialect.rawValue) rule; for other dialects: "
+            html += cited.map { ruleLink($0, style: style) }.joined(separator: " ") + "</p>\n"
         }
         if r.evidence.isEmpty {
             html += "<p class=\"none\">No units exchanged.</p>\n"
