@@ -51,7 +51,7 @@ expect 2 'could not be run'    -- "$bin" --dialect relay --dut-exec /nonexistent
 expect 2 'not executable'      -- "$bin" --dialect relay --dut-exec /
 expect 2 'hci'                 -- "$bin" --dialect relay --adapter hci9 --target AA:BB:CC:DD:EE:FF   # no Bluetooth here, or no hci9
 expect 2 'cannot connect'      -- "$bin" --dialect relay --adapter tcp:127.0.0.1:1
-expect 2 'needs the DUT'       -- "$bin" --adapter tcp:127.0.0.1:1
+expect 2 'cannot connect'      -- "$bin" --adapter tcp:127.0.0.1:1   # no --dialect: detected on the air, after the adapter opens
 expect 2 'go with --adapter'   -- "$bin" --dialect relay --target AA:BB:CC:DD:EE:FF
 expect 2 'given twice'         -- "$bin" --dialect relay --adapter tcp:127.0.0.1:1 --adapter tcp:127.0.0.1:1
 expect 2 '--target must be'    -- "$bin" --dialect relay --adapter tcp:127.0.0.1:1 --target nope
