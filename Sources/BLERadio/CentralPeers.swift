@@ -6,20 +6,31 @@ import BLEHost
 ///
 /// Rules: at most `maxLinks` outgoing links; never a peer already linked in either direction
 /// or being connected; after a failed attempt or a lost link the peer waits
-/// `base * 2^(failures-1)`, capped at `cap`, before the next attempt.
+/// `base * 2^(failures-1)`, capped at `cap`, before the next attempt. Two dual-role nodes that
+/// hear each other would connect to each other at once; so a peer whose address is lower than
+/// the node's own is given `grace` from when it was first heard to connect in first (the lower
+/// address connects at once). A peer that never does (peripheral only) is connected after it.
 public struct CentralPeers: Sendable {
     public var maxLinks: Int
     public var base: Duration
     public var cap: Duration
+    public var grace: Duration
+    /// The node's own address bytes (for the grace rule).
+    public var own: [UInt8]
+    /// When each peer was first heard, for the grace rule (bounded like `retryAfter`).
+    private var firstHeard: [[UInt8]: HostInstant] = [:]
     /// Peers (by their six address bytes) and the time before which they are not tried again.
     private var retryAfter: [[UInt8]: (at: HostInstant, failures: Int)] = [:]
     /// Bound on remembered peers: an area full of advertisers cannot grow the table.
     public static let maxRemembered = 256
 
-    public init(maxLinks: Int = 3, base: Duration = .seconds(1), cap: Duration = .seconds(30)) {
+    public init(own: [UInt8] = [], maxLinks: Int = 3, base: Duration = .seconds(1), cap: Duration = .seconds(30),
+                grace: Duration = .seconds(3)) {
+        self.own = own
         self.maxLinks = maxLinks
         self.base = base
         self.cap = cap
+        self.grace = grace
     }
 
     /// Whether to connect to `peer` now. `linked` holds the address bytes of every peer the
@@ -28,7 +39,15 @@ public struct CentralPeers: Sendable {
     public func shouldConnect(_ peer: [UInt8], at now: HostInstant, linked: Set<[UInt8]>, outgoing: Int) -> Bool {
         guard outgoing < maxLinks, !linked.contains(peer) else { return false }
         if let wait = retryAfter[peer], now < wait.at { return false }
+        if peer.lexicographicallyPrecedes(own), now < (firstHeard[peer] ?? now) + grace { return false }
         return true
+    }
+
+    /// The peer advertised the service (call before `shouldConnect`): starts its grace.
+    public mutating func heard(_ peer: [UInt8], at now: HostInstant) {
+        guard firstHeard[peer] == nil else { return }
+        if firstHeard.count >= Self.maxRemembered { firstHeard.removeAll() }   // that only delays peers, never blocks one
+        firstHeard[peer] = now
     }
 
     /// A connection attempt or its setup (MTU, discovery, subscription) failed: back off longer each time.

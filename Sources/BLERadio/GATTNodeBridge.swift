@@ -166,7 +166,7 @@ public final class GATTNodeBridge {
         notes(.advertising(address: info.randomAddress, extended: info.extended))
         ownAddress = info.randomAddress.bytes
         if let central {
-            peers = CentralPeers(maxLinks: central.maxLinks, base: central.backoff, cap: central.maxBackoff)
+            peers = CentralPeers(own: ownAddress, maxLinks: central.maxLinks, base: central.backoff, cap: central.maxBackoff)
             // Passive, half duty cycle: the node only needs to hear the service UUID.
             _ = try runtime.perform(.startScanning(ScanRequest(active: false, interval: 0x40, window: 0x20)), until: .now + timeout)
             notes(.scanning)
@@ -281,8 +281,10 @@ public final class GATTNodeBridge {
 
     /// An advertiser of the dialect's service that the node is not linked with: connect to it.
     private func consider(_ report: AdvertisementReport) throws(RadioError) {
-        guard let central, connecting == nil, report.connectable, report.address.bytes != ownAddress,
-              report.ad?.serviceUUIDs.contains(where: { $0.matches(binding.service) }) == true,
+        guard let central, report.connectable, report.address.bytes != ownAddress,
+              report.ad?.serviceUUIDs.contains(where: { $0.matches(binding.service) }) == true else { return }
+        peers.heard(report.address.bytes, at: runtime.now)
+        guard connecting == nil,
               runtime.host.connectionHandles.count < runtime.host.config.maxConnections,
               peers.shouldConnect(report.address.bytes, at: runtime.now, linked: linkedPeers, outgoing: outgoing.count)
         else { return }
@@ -357,8 +359,12 @@ public final class GATTNodeBridge {
             try runtime.submit(.disconnect(handle: inbound))
             return false
         }
-        notes(.duplicate(out, peer: peer))
-        try abandon(out, "linked both ways; the peer's connection is the one kept")
+        // Up or not, the outgoing one goes: the peer keeps its own outgoing connection too.
+        if outgoing[out]?.failure == nil {
+            notes(.duplicate(out, peer: peer))
+            outgoing[out]?.failure = "linked both ways; the peer's connection is the one kept"
+            try runtime.submit(.disconnect(handle: out))
+        }
         return true
     }
 
@@ -404,19 +410,10 @@ public final class GATTNodeBridge {
             case .send(let bytes, let link):
                 let handle = UInt16(truncatingIfNeeded: link.raw)
                 guard links.contains(handle) else { continue }
-                if let out = outgoing[handle], let packet = out.packet {
+                if let packet = outgoing[handle]?.packet {
                     try write(bytes, link, handle, packet.valueHandle)
-                    continue
-                }
-                let mtu = runtime.host.mtu(of: handle) ?? 23
-                if bytes.count > GATTBinding.singlePDUValueLimit(mtu: mtu) {
-                    // RELAY-G3 / BLEMESH-G3: a notification must fit ATT_MTU - 3; never truncate.
-                    notes(.dropped(link, bytes: bytes.count, why: "above ATT_MTU - 3 = \(mtu - 3)"))
-                } else if !runtime.host.isSubscribed(handle, valueHandle: packetValueHandle) {
-                    notes(.dropped(link, bytes: bytes.count, why: "the central has not subscribed"))
                 } else {
-                    try runtime.submit(.notify(handle: handle, valueHandle: packetValueHandle, value: bytes))
-                    notes(.sent(link, bytes: bytes.count))
+                    try notify(bytes, link, handle)
                 }
                 // PEAT-G1: a read returns the node's current document, the last one it wrote
                 // (it writes every change, and at least every 2 s, to every link).
@@ -434,6 +431,20 @@ public final class GATTNodeBridge {
             case .acknowledged(let id):
                 notes(.acknowledged(id))
             }
+        }
+    }
+
+    /// A send on a link the peer made: a notification, when it fits and the peer subscribed.
+    private func notify(_ bytes: [UInt8], _ link: LinkID, _ handle: UInt16) throws(RadioError) {
+        let mtu = runtime.host.mtu(of: handle) ?? 23
+        if bytes.count > GATTBinding.singlePDUValueLimit(mtu: mtu) {
+            // RELAY-G3 / BLEMESH-G3: a notification must fit ATT_MTU - 3; never truncate.
+            notes(.dropped(link, bytes: bytes.count, why: "above ATT_MTU - 3 = \(mtu - 3)"))
+        } else if !runtime.host.isSubscribed(handle, valueHandle: packetValueHandle) {
+            notes(.dropped(link, bytes: bytes.count, why: "the central has not subscribed"))
+        } else {
+            try runtime.submit(.notify(handle: handle, valueHandle: packetValueHandle, value: bytes))
+            notes(.sent(link, bytes: bytes.count))
         }
     }
 }

@@ -50,6 +50,19 @@ import Testing
         #expect(!peers.shouldConnect([0xC0, 0, 0, 0, UInt8(last >> 8), UInt8(last & 0xFF)], at: at(1000), linked: [], outgoing: 0))
     }
 
+    /// Of two dual-role nodes that hear each other, the lower address connects at once and the
+    /// higher one waits the grace for it; a peer that never connects in is connected after it.
+    @Test func theHigherAddressGivesTheLowerOneTimeToConnectFirst() {
+        var low = CentralPeers(own: a, grace: .seconds(3))
+        var high = CentralPeers(own: b, grace: .seconds(3))
+        low.heard(b, at: at(0))
+        high.heard(a, at: at(0))
+        #expect(low.shouldConnect(b, at: at(0), linked: [], outgoing: 0))
+        #expect(!high.shouldConnect(a, at: at(0), linked: [], outgoing: 0))
+        #expect(!high.shouldConnect(a, at: at(2999), linked: [], outgoing: 0))
+        #expect(high.shouldConnect(a, at: at(3000), linked: [], outgoing: 0))
+    }
+
     /// Two nodes that connected to each other at once keep the same one of the two connections.
     @Test func bothSidesOfADoubleLinkKeepTheSameConnection() {
         // On a's side: its outgoing (a central) vs b's (b central); b's side the mirror.

@@ -29,12 +29,21 @@ public enum OperatorPrompt: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The operator's answer. `none` (no answer in time, no scripted answer) makes the check INCONC.
-public enum OperatorAnswer: Hashable, Sendable {
+public enum OperatorAnswer: Hashable, Sendable, CustomStringConvertible {
     case yes
     case no
     /// A delivery shown this many times.
     case count(Int)
     case none(reason: String)
+
+    public var description: String {
+        switch self {
+        case .yes: "y"
+        case .no: "n"
+        case .count(let n): "shown \(n) times"
+        case .none(let reason): "no answer (\(reason))"
+        }
+    }
 
     /// Parses "y", "yes", "n", "no", or a count; anything else is nil.
     public init?(text: String) {
