@@ -100,6 +100,12 @@ import Testing
         #expect(rows[0].contains("href=\"file:///repo/docs/dialects/relay.md#3-node-rules\"") && rows[0].contains(">RELAY-R3</a>"))
         #expect(!rows[0].contains("BLEMESH-"))
         #expect(rows[4].contains("href=\"file:///repo/docs/dialects/blemesh.md#3-node-rules\"") && !rows[4].contains("RELAY-"))
+        // A check that cites no rule of the row's dialect says so, and shows what it does cite.
+        let camp = RunReport(dut: "d", seed: 1, sections: [.init(capabilities: .referenceNode(.camp), results: [
+            CheckResult(id: "DDP/BV-01", purpose: "p", dialect: .camp, verdict: .pass),
+        ])], wallSeconds: 1)
+        let page = HTMLReport.render(camp, catalog: [Check("DDP/BV-01", "p", rules: ["RELAY-R3"]) { _ in }])
+        #expect(page.contains("The check cites no camp rule; for other dialects: <a class=\"rule\" href=\"docs/dialects/relay.md#3-node-rules\""))
     }
 
     @Test(arguments: hostile)
@@ -127,8 +133,8 @@ import Testing
     }
 
     @Test func escapesTextAndAttributes() {
-        #expect(HTMLReport.escape("<a href='x' title=\"y\">&amp;</a>") == "&lt;a href=&#39;x&#39; title=&quot;y&quot;&gt;&amp;amp;&lt;/a&gt;")
-        #expect(HTMLReport.escape("a\u{0}b\u{1b}c\u{9f}\u{FFFF}\n\té") == "a\u{FFFD}b\u{FFFD}c\u{FFFD}\u{FFFD}\n\té")
+        #expect(Markup.escape("<a href='x' title=\"y\">&amp;</a>") == "&lt;a href=&#39;x&#39; title=&quot;y&quot;&gt;&amp;amp;&lt;/a&gt;")
+        #expect(Markup.escape("a\u{0}b\u{1b}c\u{9f}\u{FFFF}\n\t\ré") == "a\u{FFFD}b\u{FFFD}c\u{FFFD}\u{FFFD}\n\t\ré")
     }
 
     /// A real run: the reference node with no de-duplication, the DDP checks of every dialect.

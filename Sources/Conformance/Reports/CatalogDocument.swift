@@ -118,7 +118,8 @@ public enum CatalogDocument {
 
         `--html FILE` writes the run as one self-contained page (inline CSS, script and SVG; it
         loads nothing, and its Content-Security-Policy forbids loading anything). `ci/test` renders
-        one in headless Chromium and checks its screenshot and DOM. The page has:
+        one in headless Chromium and checks its screenshot and DOM, and the report of a DUT that
+        writes markup everywhere it can (`ci/hostile-dut.py`): all of it stays text. The page has:
 
         ![The HTML report of the relay DDP checks against the no-dedup mutant](report.png)
 

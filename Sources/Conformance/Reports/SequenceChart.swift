@@ -10,14 +10,6 @@ import MeshWire
 struct SequenceChart {
     enum Lane: Hashable, Comparable {
         case app, dut, link(LinkID)
-
-        var label: String {
-            switch self {
-            case .app: "app"
-            case .dut: "DUT"
-            case .link(let l): l.description
-            }
-        }
     }
 
     enum Item {
@@ -33,8 +25,8 @@ struct SequenceChart {
 
     init(_ evidence: [EvidenceEntry], limit: Int) {
         total = evidence.count
-        if evidence.count > limit {
-            let head = max(1, limit * 3 / 5), tail = max(1, limit - head)
+        let head = max(1, limit * 3 / 5), tail = max(1, limit - head)
+        if evidence.count > head + tail {
             let left = evidence[head..<(evidence.count - tail)]
             items = evidence.prefix(head).map(Item.entry)
                 + [.cut(count: left.count, from: left.first!.time, to: left.last!.time)]
@@ -68,6 +60,7 @@ struct SequenceChart {
         }
     }
 
+    /// A line the DUT wrote to its log (CheckContext records them as `log: ...`, with no link).
     static func isLog(_ e: EvidenceEntry) -> Bool { e.direction == .fromDUT && e.link == nil && e.summary.hasPrefix("log: ") }
 
     // MARK: drawing
@@ -125,7 +118,7 @@ struct SequenceChart {
         for lane in lanes {
             let cx = x(lane), w = laneWidth - 18
             svg += "<g class=\"lane l-\(Self.cls(lane))\"><rect x=\"\(Self.n(cx - w / 2))\" y=\"4\" width=\"\(Self.n(w))\" height=\"22\" rx=\"5\"/>"
-            svg += "<text x=\"\(Self.n(cx))\" y=\"19\" text-anchor=\"middle\">\(Self.laneTitle(lane))</text></g>"
+            svg += "<text x=\"\(Self.n(cx))\" y=\"19\" text-anchor=\"middle\">\(laneTitle(lane))</text></g>"
         }
         svg += "<text class=\"colhead\" x=\"\(Self.n(Self.timeWidth - 8))\" y=\"19\" text-anchor=\"end\">time</text>"
         svg += "<text class=\"colhead\" x=\"\(Self.n(textX))\" y=\"19\">unit, as the tester decoded it</text>\n"
@@ -172,13 +165,13 @@ struct SequenceChart {
             mark = "<circle class=\"dot\" cx=\"\(Self.n(x(.dut)))\" cy=\"\(Self.n(mid))\" r=\"4\"/>"
         }
         let summary = e.summary.count > Self.maxChars ? String(e.summary.prefix(Self.maxChars - 1)) + "…" : e.summary
-        var g = "<g class=\"u \(kind)\" data-t=\"\(Self.time(e.time))\" data-d=\"\(HTMLReport.escape(route(e)))\""
-        if summary != e.summary { g += " data-sum=\"\(HTMLReport.escape(String(e.summary.prefix(4000))))\"" }
+        var g = "<g class=\"u \(kind)\" data-t=\"\(Self.time(e.time))\" data-d=\"\(Markup.escape(route(e)))\""
+        if summary != e.summary { g += " data-sum=\"\(Markup.escape(String(e.summary.prefix(4000))))\"" }
         if let bytes = e.bytes { g += " data-hex=\"\(Hex.encode(bytes.prefix(4096)))\" data-n=\"\(bytes.count)\"" }
         g += "><rect class=\"hit\(odd ? " odd" : "")\" x=\"0\" y=\"\(Self.n(y))\" width=\"\(Self.n(width))\" height=\"\(Self.n(Self.row))\"/>"
         g += "<text class=\"t\" x=\"\(Self.n(Self.timeWidth - 8))\" y=\"\(Self.n(mid + 4))\" text-anchor=\"end\">\(Self.time(e.time))</text>"
         g += mark
-        g += "<text class=\"s\" x=\"\(Self.n(textX))\" y=\"\(Self.n(mid + 4))\">\(HTMLReport.escape(summary))</text></g>\n"
+        g += "<text class=\"s\" x=\"\(Self.n(textX))\" y=\"\(Self.n(mid + 4))\">\(Markup.escape(summary))</text></g>\n"
         return g
     }
 
@@ -195,11 +188,12 @@ struct SequenceChart {
         }
     }
 
-    static func laneTitle(_ lane: Lane) -> String {
+    /// The lane's heading; `L1` instead of `tester L1` when lanes are narrow.
+    func laneTitle(_ lane: Lane) -> String {
         switch lane {
         case .app: "app"
         case .dut: "DUT"
-        case .link(let l): "tester \(l)"
+        case .link(let l): lanes.count > 6 ? l.description : "tester \(l)"
         }
     }
 
