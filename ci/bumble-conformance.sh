@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ci/bumble-conformance.sh DIALECT legacy|extended [NODE ARGS...] [-- RUN ARGS...]
 # The conformance run over the air: three fresh linked Bumble controllers, `meshconform node
-# --conformance-dut --fresh-when-idle --no-central` (peripheral only until the driver takes DUT-initiated links; plus NODE ARGS, e.g. --mutant X) on the third, and
+# --conformance-dut --fresh-when-idle` (dual role, as the apps; plus NODE ARGS, e.g. --mutant X) on the third, and
 # `meshconform run --adapter A --adapter B --target NODE` on the other two, with a JSON report
 # and btsnoop captures in .build/radio/conformance-DIALECT-MODE[-mutant]/. Exits with the run's
 # status; prints the node's log tail when the run could not be made (exit 2).
@@ -16,7 +16,7 @@ rm -rf "$out"; mkdir -p "$out"
 legacy=(); [ "$mode" = legacy ] && legacy=(--legacy all)
 target=C0:4D:45:53:48:01
 start_controllers 3 "${legacy[@]}" || exit 1
-"$bin" node --dialect "$dialect" --adapter "${CONTROLLERS[2]}" --ble-address $target --conformance-dut --fresh-when-idle --no-central \
+"$bin" node --dialect "$dialect" --adapter "${CONTROLLERS[2]}" --ble-address $target --conformance-dut --fresh-when-idle \
   "${node_args[@]}" > "$out/node.log" 2>&1 &
 node=$!; CI_PIDS+=($node)
 for _ in $(seq 200); do grep -q '^node ' "$out/node.log" && break; kill -0 $node 2>/dev/null || break; sleep 0.05; done

@@ -15,7 +15,7 @@ out=.build/radio/ota-$dialect
 rm -rf "$out"; mkdir -p "$out"
 target=C0:4D:45:53:48:01
 start_controllers 3 || exit 2
-"$bin" node --dialect "$dialect" --adapter "${CONTROLLERS[2]}" --ble-address $target --conformance-dut --no-central "${node_args[@]}" > "$out/node.log" 2>&1 &
+"$bin" node --dialect "$dialect" --adapter "${CONTROLLERS[2]}" --ble-address $target --conformance-dut "${node_args[@]}" > "$out/node.log" 2>&1 &
 node=$!; CI_PIDS+=($node)
 for _ in $(seq 200); do grep -q '^node ' "$out/node.log" && break; kill -0 $node 2>/dev/null || break; sleep 0.05; done
 grep -q '^node ' "$out/node.log" || { echo "meshconform node did not start:"; cat "$out/node.log"; exit 2; }
