@@ -199,6 +199,8 @@ final class GATTSession: DUTSession {
             } catch .operationFailed(_, .busy) where retry == 0 {
                 // The previous attempt's cancellation is still under way: let the host finish it.
                 try settle(adapter, for: .milliseconds(500))
+            } catch .operationFailed(_, .busy) {
+                throw StepFailed(text: "tester \(n) connecting: its controller has not ended the previous attempt's cancellation (busy)")
             } catch {
                 try environmental(adapter, error)
                 throw StepFailed(text: "tester \(n) connecting: no connection within \(timeout) (\(brief(error)))")

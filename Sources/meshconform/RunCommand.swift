@@ -92,7 +92,7 @@ struct RunCommand: ParsableCommand {
         }
         if let unreachable = plan.radio?.unreachable {
             let notRun = sections.flatMap(\.results).filter { $0.reason?.hasPrefix("not run: ") == true }.count
-            print("DUT unreachable: \(unreachable); \(notRun) later check\(notRun == 1 ? "" : "s") not run (INCONC). Is it still on, in range and advertising?")
+            print("DUT unreachable (\(plan.radio?.target?.string ?? "?")): \(unreachable); \(notRun) later check\(notRun == 1 ? "" : "s") not run (INCONC). Is it still on, in range and advertising?")
             throw ExitCode(1)
         }
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
