@@ -13,13 +13,10 @@ extension RunCommand {
 
     func radioPlan(declared: Capabilities?, dialect: DialectName?) throws -> Plan {
         guard !adapter.isEmpty else {
-            throw UsageError("--target and --btsnoop go with --adapter: pass one --adapter per tester identity, e.g. --adapter tcp:127.0.0.1:7001 --adapter tcp:127.0.0.1:7002")
+            throw UsageError("--target, --btsnoop and --dut-connects go with --adapter: pass one --adapter per tester identity, e.g. --adapter tcp:127.0.0.1:7001 --adapter tcp:127.0.0.1:7002")
         }
         if dutExec != nil || mutant != nil {
             throw UsageError("--adapter tests a device on the air; it cannot be combined with --dut-exec or --mutant (run the mutant with `meshconform node --mutant NAME` on another adapter)")
-        }
-        guard let d = dialect ?? declared?.dialect else {
-            throw UsageError("--adapter needs the DUT's dialect: pass --dialect relay|blemesh or a --capabilities file")
         }
         var endpoints: [HCIEndpoint] = []
         for moniker in adapter {
@@ -57,6 +54,10 @@ extension RunCommand {
                 throw error
             }
         }
+        guard let d = try dialect ?? declared?.dialect ?? detectDialect(on: transports, target: wanted) else {
+            transports.forEach { $0.close() }
+            throw UsageError("no dialect named and no --target to find it from: pass --target ADDR with one of the addresses above (its dialect is detected), or --dialect D (\(DialectName.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
         let driver: GATTDriver
         do {
             driver = try GATTDriver.open(transports: transports, dialect: d, seed: seed)
@@ -83,16 +84,52 @@ extension RunCommand {
             var caps = declared ?? Capabilities.radio(d, adapters: adapter.count)
             caps.dialect = d
             caps.maxLinks = min(caps.maxLinks, adapter.count)
-            if caps.upperTester {
-                print("note: upperTester is declared, but the GATT driver has no channel to the DUT's app: checks that need it are NA")
+            if caps.upperTester, !prompt, promptAnswers == nil {
+                print("note: upperTester is declared, but the GATT driver has no channel to the DUT's app: checks that need it are NA (--prompt asks you instead)")
                 caps.upperTester = false
             }
-            try learnIdentity(driver, &caps)
-            try driver.advertise()
+            do {
+                try learnIdentity(driver, &caps)
+            } catch {
+                // The air lost a read, or the device is slow to accept: the run goes on, and
+                // its link set-up says whether the DUT can be reached at all.
+                if error.isAdapterFailure { throw error }
+                print("note: could not read the DUT's node id characteristic (\(error)); going on without it")
+            }
+            if dutConnects { driver.options.linkSetup = GATTDriver.Options.dutConnectsFirst }
             return Plan(driver: driver, capabilities: [caps], radio: driver)
         } catch let error as GATTDriverError {
             driver.close()
             throw UsageError("\(error)\(error.isAdapterFailure ? " (is the controller still running?)" : "")")
+        }
+    }
+
+    /// No --dialect: the target's dialect from its advertised service UUIDs or its GATT
+    /// database (docs/radio.md, "Finding the DUT"). Without a target, lists the devices in
+    /// range with their dialects and returns nil. Throws a usage error when it cannot tell.
+    private func detectDialect(on transports: [any HCITransport], target: BluetoothAddress?) throws -> DialectName? {
+        let detector: DialectDetector
+        do {
+            // An address of its own: the driver's tester identities come up after it.
+            detector = try DialectDetector(transport: transports[0], address: try! BluetoothAddress(string: "C3:4D:43:44:45:54"))
+            guard let target else {
+                let (found, others) = try detector.scan(for: Self.listingScan)
+                print("devices in range advertising a mesh dialect's service, \(Self.listingScan) scan from \(adapter[0]):")
+                for a in found {
+                    print("  \(a.address.string)  \(a.address.type)  rssi \(a.rssi)  \(a.dialects.map(\.rawValue).joined(separator: "+"))  \(a.name ?? "(no name)")\(a.connectable ? "" : "  not connectable")")
+                }
+                if found.isEmpty { print("  none") }
+                if others > 0 {
+                    print("  and \(others) other device\(others == 1 ? "" : "s") advertising no dialect's service (an app in the background may not: --target ADDR looks in its GATT database)")
+                }
+                return nil
+            }
+            let (d, evidence) = try detector.detect(target)
+            print("dialect \(d.rawValue): \(evidence)")
+            return d
+        } catch {
+            transports.forEach { $0.close() }
+            throw UsageError("\(error)")
         }
     }
 
@@ -129,10 +166,11 @@ extension RunCommand {
 
 extension Capabilities {
     /// Defaults for a device on the air without a capabilities file: the dialect's features,
-    /// one link per adapter, no upper tester (there is no channel to the app), and slack for
-    /// the radio path (connection events, HCI transport, the tester polling several adapters).
+    /// one link per adapter, no upper tester (there is no channel to the app), slack for the
+    /// radio path (connection events, HCI transport, the tester polling several adapters), and
+    /// a check budget that lets DDP/BV-06's cache fill (about 30 s on the air) finish.
     static func radio(_ dialect: DialectName, adapters: Int) -> Capabilities {
         Capabilities(dialect: dialect, beacons: dialect == .relay, routing: dialect == .blemesh,
-                     upperTester: false, maxLinks: adapters, timingSlackMs: 150)
+                     upperTester: false, maxLinks: adapters, timingSlackMs: 150, checkBudgetSeconds: 45)
     }
 }

@@ -18,7 +18,7 @@ struct RunCommand: ParsableCommand {
             Exit status: 0 every applicable check passed, 1 a check FAILed or ended in ERROR, 2 bad use.
             """)
 
-    @Option(help: "Dialect to test (default: every dialect for the built-in node; the capabilities file's otherwise).")
+    @Option(help: "Dialect to test (default: every dialect for the built-in node; the capabilities file's otherwise; with --adapter, detected from the target's advertised services or GATT database).")
     var dialect: String?
 
     @Option(help: "HCI adapter: hci0, tcp:HOST:PORT, unix:PATH (repeat for more tester identities).")
@@ -45,8 +45,14 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Write a JUnit XML report to this file.")
     var junit: String?
 
+    @Option(help: "Write the HTML report to this file: one self-contained page with filters and a sequence chart per check.")
+    var html: String?
+
     @Option(help: "Write a btsnoop capture per adapter into this directory (with --adapter).")
     var btsnoop: String?
+
+    @Flag(name: .customLong("dut-connects"), help: "With --adapter: bring each link up by waiting for the DUT to connect to the tester (as phones do) before the tester connects to it (docs/radio.md, Links).")
+    var dutConnects = false
 
     @Option(help: "Seed for the testers' random choices and the reference node.")
     var seed: UInt64 = 1
@@ -54,17 +60,29 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Wall-clock limit for the whole run, seconds; checks not started by then are INCONC.")
     var timeLimit: Double = 3600
 
+    @Flag(help: "Be the DUT's upper tester by hand: checks that need the app (sends, deliveries, acknowledgements shown) ask you on the terminal, PTS MMI style (docs/checks.md, \"Operator prompts\").")
+    var prompt = false
+
+    @Option(help: "Answer the operator prompts from this file of JSON lines ({\"check\": \"DDP/BV-05\", \"kind\": \"delivery\", \"answer\": \"y\"}) instead of the terminal.")
+    var promptAnswers: String?
+
+    @Option(help: "Seconds to wait for an answer to a prompt; no answer is INCONC.")
+    var promptTimeout: Double = 120
+
     @Flag(name: .shortAndLong, help: "Show reasons and evidence for every check, not only for failures.")
     var verbose = false
 
     func run() throws {
         let plan = try makePlan()
+        let upperTester = try makeOperator()
         let started = ContinuousClock.now
         var sections: [RunReport.Section] = []
-        for capabilities in plan.capabilities {
+        for var capabilities in plan.capabilities {
+            if upperTester != nil { capabilities.upperTester = true }
             let selected = try select(for: capabilities.dialect)
             print("\(capabilities.dialect.rawValue): \(selected.count) checks against \(plan.driver.name)")
-            let runner = Runner(capabilities: capabilities, driver: plan.driver, seed: seed, timeLimit: .milliseconds(Int64(timeLimit * 1000)))
+            var runner = Runner(capabilities: capabilities, driver: plan.driver, seed: seed, timeLimit: .milliseconds(Int64(timeLimit * 1000)))
+            runner.upperTester = upperTester
             let results: [CheckResult]
             do {
                 results = try runner.run(selected) { print(TextReport.line($0, verbose: verbose)) }
@@ -80,10 +98,27 @@ struct RunCommand: ParsableCommand {
         print(TextReport.summary(report))
         if let json { try write(Data(JSONReport.render(report)), to: json) }
         if let junit { try write(Data(JUnitReport.render(report).utf8), to: junit) }
+        if let html { try write(Data(HTMLReport.render(report, style: .init(dialectPages: dialectPages)).utf8), to: html) }
         if let failure = plan.radio?.adapterFailure {
             throw UsageError("the run stopped being meaningful: \(failure) (is the controller still running? checks after the failure are ERROR)")
         }
+        if let unreachable = plan.radio?.unreachable {
+            let notRun = sections.flatMap(\.results).filter { $0.reason?.hasPrefix("not run: ") == true }.count
+            print("DUT unreachable (\(plan.radio?.target?.string ?? "?")): \(unreachable); \(notRun) later check\(notRun == 1 ? "" : "s") not run (INCONC). Is it still on, in range and advertising?")
+            throw ExitCode(1)
+        }
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+    }
+
+    /// The operator prompts: scripted answers, the terminal, or none.
+    private func makeOperator() throws -> (any UpperTesterOperator)? {
+        guard promptTimeout > 0, promptTimeout <= 86_400 else { throw UsageError("--prompt-timeout must be 0 to 86400 seconds") }
+        if let promptAnswers {
+            do { return try ScriptedOperator(path: promptAnswers) } catch {
+                throw UsageError("--prompt-answers: \(error)")
+            }
+        }
+        return prompt ? TerminalOperator(timeout: .milliseconds(Int64(promptTimeout * 1000))) : nil
     }
 
     struct Plan {
@@ -107,7 +142,7 @@ struct RunCommand: ParsableCommand {
         if let declared, let dialect, declared.dialect != dialect {
             throw UsageError("--dialect \(dialect.rawValue) contradicts the capabilities file, which declares \"\(declared.dialect.rawValue)\"")
         }
-        if !adapter.isEmpty || target != nil || btsnoop != nil {
+        if !adapter.isEmpty || target != nil || btsnoop != nil || dutConnects {
             return try radioPlan(declared: declared, dialect: dialect)
         }
         if let command = dutExec {
@@ -158,6 +193,14 @@ struct RunCommand: ParsableCommand {
         case .typeMismatch(_, let c), .valueNotFound(_, let c): return "wrong type at \"\(c.codingPath.map(\.stringValue).joined(separator: "."))\""
         @unknown default: return "\(error)"
         }
+    }
+
+    /// Where the HTML report's rule links point: this source tree's docs/dialects/ when it is
+    /// still where the binary was built from, else the same folder relative to the report.
+    private var dialectPages: String {
+        let pages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../docs/dialects", isDirectory: true).standardizedFileURL
+        return FileManager.default.fileExists(atPath: pages.path) ? pages.absoluteString : "docs/dialects/"
     }
 
     private func write(_ data: Data, to path: String) throws {

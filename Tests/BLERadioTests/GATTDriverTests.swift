@@ -1,7 +1,7 @@
 import BLEHost
 import BLERadio
 import Conformance
-import GATTDUT
+@testable import GATTDUT
 import HCITransport
 import MeshNode
 import Testing
@@ -78,5 +78,131 @@ import Testing
         let driver = try GATTDriver.open(transports: [Self.willing(reports: [Self.report([0xC0, 1, 2, 3, 4, 5], ad)])], dialect: .relay)
         #expect(try driver.locate(BluetoothAddress(string: "C0:01:02:03:04:05", type: .public), within: .seconds(1)))
         #expect(driver.target?.type == .random)
+    }
+
+    /// A driver located on a DUT that advertises but never completes a connection, with short timeouts.
+    static func unreachableDUT(unreachableAfter: Int = 2) throws -> GATTDriver {
+        let ad = AdvertisingData.forService(GATTBinding.relay.service)!.encoded()
+        var options = GATTDriver.Options()
+        options.connectTimeout = .milliseconds(200)
+        options.dutConnectTimeout = .milliseconds(200)
+        options.operationTimeout = .milliseconds(300)
+        options.unreachableAfter = unreachableAfter
+        let driver = try GATTDriver.open(transports: [willing(reports: [report([0xC0, 1, 2, 3, 4, 5], ad)])], dialect: .relay, options: options)
+        #expect(try driver.locate(BluetoothAddress(string: "C0:01:02:03:04:05"), within: .seconds(1)))
+        return driver
+    }
+
+    /// A DUT the tester cannot link to: every check is INCONC with the set-up attempts as the
+    /// reason (never FAIL), and after two such checks in a row the rest are INCONC at once.
+    @Test func linksThatCannotBeBroughtUpAreInconclusiveAndStopTheRun() throws {
+        let driver = try Self.unreachableDUT()
+        let caps = Capabilities(dialect: .relay, upperTester: false, maxLinks: 2, timingSlackMs: 150)
+        let checks = Array(Runner.select(Catalog.all, dialect: .relay).filter { $0.needs.allSatisfy(caps.has) }.prefix(5))
+        try #require(checks.count == 5)
+        let start = ContinuousClock.now
+        let results = try Runner(capabilities: caps, driver: driver).run(checks)
+        let elapsed = ContinuousClock.now - start
+        try #require(results.count == 5)
+        #expect(results.allSatisfy { $0.verdict == .inconclusive }, "\(results.map { "\($0.id) \($0.verdict) \($0.reason ?? "")" })")
+        #expect(results[0].reason?.contains("could not bring L1 up") == true)
+        #expect(results[0].reason?.contains("3 attempts") == true)
+        #expect(results[2...].allSatisfy { $0.reason?.hasPrefix("not run: the DUT became unreachable") == true })
+        #expect(driver.unreachable?.contains("2 checks in a row") == true)
+        // Two checks of three attempts each, bounded by their timeouts; the rest cost nothing.
+        #expect(elapsed < .seconds(15))
+    }
+
+    /// Over-the-air fuzzing keeps trying (a DUT that cannot be linked is its finding), and a
+    /// check whose link came up resets the count.
+    @Test func unreachableIsCountedOnlyForChecksInARow() throws {
+        let driver = try Self.unreachableDUT(unreachableAfter: 0)
+        for _ in 0..<3 { driver.checkEnded(linkSetupFailure: "no", linkCameUp: false) }
+        #expect(driver.unreachable == nil)
+        driver.checkEnded(linkSetupFailure: nil, linkCameUp: true)
+        driver.options.unreachableAfter = 2
+        driver.checkEnded(linkSetupFailure: "no", linkCameUp: false)
+        driver.checkEnded(linkSetupFailure: nil, linkCameUp: true)
+        driver.checkEnded(linkSetupFailure: "no", linkCameUp: false)
+        driver.checkEnded(linkSetupFailure: nil, linkCameUp: false)   // a check that brought no link up
+        #expect(driver.unreachable == nil)
+        driver.checkEnded(linkSetupFailure: "no", linkCameUp: false)
+        #expect(driver.unreachable != nil)
+        #expect(throws: LinkFailure.self) {
+            _ = try driver.start(DUTSetup(dialect: .relay, address: NodeAddress(bytes: [1]), settings: [:], seed: 1))
+        }
+    }
+
+    // MARK: a DUT that connects to the tester
+
+    /// A controller whose peer (the DUT, C0:01:02:03:04:05) connects to the tester as central
+    /// as soon as the tester advertises, subscribes to the tester's packet characteristic and
+    /// writes `announce` into it.
+    static func connectingDUT(cccd: UInt16, packet valueHandle: UInt16, announce: [UInt8]) -> ScriptedTransport {
+        let dut: [UInt8] = [0xC0, 1, 2, 3, 4, 5]
+        let base = willing(reports: [report(dut, AdvertisingData.forService(GATTBinding.relay.service)!.encoded())])
+        return ScriptedTransport { packet in
+            var out = base.script(packet)
+            // LE Set Advertising Enable (enable): the DUT connects, handle 0x0040, role peripheral.
+            if case .command(let p) = packet, p.count > 3, p[0] == 0x0A, p[1] == 0x20, p[3] == 1 {
+                var complete: [UInt8] = [0x01, 0x00, 0x40, 0x00, 0x01, 0x01]   // sub-event, status, handle, role, peer type
+                complete += dut.reversed()
+                complete += [0x18, 0, 0, 0, 0xC8, 0, 0]                        // interval, latency, timeout, accuracy
+                out.append(try! H4Packet(decoding: [0x04, 0x3E, UInt8(complete.count)] + complete))
+                let subscribe: [UInt8] = [0x12, UInt8(cccd & 0xFF), UInt8(cccd >> 8), 0x01, 0x00]   // Write Request: CCCD notify
+                let write: [UInt8] = [0x52, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)] + announce    // Write Command: a packet
+                out.append(acl(att: subscribe))
+                out.append(acl(att: write))
+            }
+            // HCI Disconnect: Command Status, then Disconnection Complete (reason 0x16, local host).
+            if case .command(let p) = packet, p.count > 4, p[0] == 0x06, p[1] == 0x04 {
+                out = [try! H4Packet(decoding: [0x04, 0x0F, 4, 0x00, 1, 0x06, 0x04]),
+                       try! H4Packet(decoding: [0x04, 0x05, 4, 0x00, p[3], p[4], 0x16])]
+            }
+            return out
+        }
+    }
+
+    /// One ATT PDU from the peer on connection 0x0040 (L2CAP channel 4).
+    static func acl(att: [UInt8]) -> H4Packet {
+        let l2cap: [UInt8] = [UInt8(att.count), 0, 0x04, 0x00] + att
+        return try! H4Packet(decoding: [0x02, 0x40, 0x20, UInt8(l2cap.count), 0] + l2cap)
+    }
+
+    /// linkUp(1) by the DUT's own connection: it becomes link 1 when the DUT has subscribed and
+    /// written, its write is what it sent on L1, and the tester's bytes on L1 go out as a
+    /// notification of the tester's packet characteristic on that connection.
+    @Test func aDUTThatConnectsToTheTesterIsTheLink() throws {
+        var host = LEHost()
+        let registered = try host.registerService(GATTBinding.relay.serviceDefinition(nodeID: Array(repeating: 0, count: 16)))
+        let characteristic = try #require(registered.characteristic(GATTBinding.relay.packet.uuid))
+        let cccd = try #require(characteristic.cccdHandle)
+        let announce: [UInt8] = [0xA1, 0xA2, 0xA3]
+        let transport = Self.connectingDUT(cccd: cccd, packet: characteristic.valueHandle, announce: announce)
+        var options = GATTDriver.Options()
+        options.linkSetup = [.dutConnects]
+        options.dutConnectTimeout = .seconds(2)
+        let driver = try GATTDriver.open(transports: [transport], dialect: .relay, options: options)
+        #expect(try driver.locate(BluetoothAddress(string: "C0:01:02:03:04:05"), within: .seconds(1)))
+        let session = try driver.start(DUTSetup(dialect: .relay, address: NodeAddress(bytes: [1]), settings: [:], seed: 1))
+        try session.apply(.linkUp(LinkID(1), peer: NodeAddress(bytes: [2])))
+        let sent = try session.wait(until: session.now + .milliseconds(50)).compactMap { output -> [UInt8]? in
+            if case .sent(let bytes, let link) = output.kind, link == LinkID(1) { return bytes }
+            return nil
+        }
+        #expect(sent == [announce])
+        let unit: [UInt8] = Array(0..<12)
+        try session.apply(.received(unit, on: LinkID(1)))
+        let notification: [UInt8] = [0x1B, UInt8(characteristic.valueHandle & 0xFF), UInt8(characteristic.valueHandle >> 8)] + unit
+        let acl = transport.sent.compactMap { packet -> [UInt8]? in
+            let bytes = packet.encoded()
+            return bytes.first == 0x02 && bytes.count > 9 ? Array(bytes[9...]) : nil
+        }
+        #expect(acl.contains(notification), "\(acl)")
+        // Advertising ended with the connection and was not restarted: only a link set-up waits for the DUT.
+        #expect(driver.adapters[0].runtime.host.advertising == false)
+        let enables = transport.sent.filter { Array($0.encoded().prefix(5)) == [0x01, 0x0A, 0x20, 0x01, 0x01] }
+        #expect(enables.count == 1)
+        #expect(session.close() == nil)
     }
 }

@@ -9,6 +9,8 @@ public struct Runner {
     public var seed: UInt64
     /// Wall-clock limit for the whole run; checks not started by then are INCONC.
     public var timeLimit: Duration
+    /// The person at the bench as the DUT's upper tester (`--prompt`), or a script of their answers.
+    public var upperTester: (any UpperTesterOperator)?
 
     public init(capabilities: Capabilities, driver: any DUTDriver, seed: UInt64 = 1, timeLimit: Duration = .seconds(3600)) {
         self.capabilities = capabilities
@@ -78,12 +80,17 @@ public struct Runner {
             session = try driver.start(try probe.setup(capabilities: capabilities, seed: Self.seed(seed, check.id)))
         } catch let unavailable as DUTUnavailable {
             throw unavailable
+        } catch let e as LinkFailure {
+            result.verdict = .inconclusive
+            result.reason = e.description
+            return result
         } catch {
             result.verdict = error is DUTFailure ? .fail : .error
             result.reason = "could not start the DUT: \(error)"
             return result
         }
-        let context = CheckContext(capabilities: capabilities, probe: probe, session: session, seed: Self.seed(seed, check.id))
+        let context = CheckContext(capabilities: capabilities, probe: probe, session: session, seed: Self.seed(seed, check.id),
+                                   checkID: check.id, upperTester: upperTester)
         do {
             try check.body(context)
             result.verdict = .pass
@@ -100,6 +107,9 @@ public struct Runner {
             result.reason = e.reason
         } catch let e as DUTFailure {
             result.verdict = .fail
+            result.reason = e.description
+        } catch let e as LinkFailure {
+            result.verdict = .inconclusive
             result.reason = e.description
         } catch {
             result.verdict = .error

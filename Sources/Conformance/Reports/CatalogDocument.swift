@@ -56,6 +56,7 @@ public enum CatalogDocument {
             md += "\n"
         }
         md += capabilitiesSection
+        md += htmlReportSection
         md += "## Mutants\n\n| mutant | deviation |\n|---|---|\n"
         for fault in Fault.allCases { md += "| `\(fault.rawValue)` | \(fault.summary) |\n" }
         return md
@@ -85,6 +86,66 @@ public enum CatalogDocument {
         Timing windows come from section 6 of each dialect page: relay relays and acks within
         0-100 ms; blemesh relays within 10-80 ms (the union of its per-degree windows) and answers
         control messages within 1 s.
+
+        ## Operator prompts: the app as upper tester, by hand
+
+        A phone's app is not scriptable from the tester, so over the air the checks that need the app
+        (`upperTester`: app sends, deliveries, acknowledgements shown to the user) are NA, unless a
+        person at the bench plays the upper tester. `meshconform run --prompt` asks them, in the manner
+        of PTS MMI dialogs, on the terminal:
+
+        - **send**: "send the text "meshconform ack probe" from the device to ID, then answer y": they
+          type it in the app and answer `y` (`n`: the app cannot; INCONC). The check then judges what
+          the device put on the air.
+        - **delivery**: "does the device show the message "TEXT" from ID?": `y` once, `n` not at all, or
+          the number of times it is shown. Not shown is a FAIL (the app did not get the message); shown
+          twice fails the checks that want it once.
+        - **acknowledgement**: "does the device show the message it sent, "TEXT", as delivered?" `y`/`n`.
+
+        No answer within `--prompt-timeout S` (default 120) is INCONC with the prompt in the reason;
+        the time a prompt takes does not count against `checkBudgetSeconds`. `--prompt` turns
+        `upperTester` on. `--prompt-answers FILE` answers from a file instead, one JSON object per
+        line, the first unused line that matches answering: `{"check": "DDP/BV-05", "kind": "delivery",
+        "answer": "y"}` (`check` a glob over ids, default `*`; `kind` `send`, `delivery` or
+        `acknowledgement`, default any; `answer` `y`, `n`, a count, or `none` for no answer). Every
+        question and answer is in the check's evidence.
+
+
+        """
+
+    static let htmlReportSection = """
+        ## HTML report
+
+        `--html FILE` writes the run as one self-contained page (inline CSS, script and SVG; it
+        loads nothing, and its Content-Security-Policy forbids loading anything). `ci/test` renders
+        one in headless Chromium and checks its screenshot and DOM, and the report of a DUT that
+        writes markup everywhere it can (`ci/hostile-dut.py`): all of it stays text. The page has:
+
+        ![The HTML report of the relay DDP checks against the no-dedup mutant](report.png)
+
+        - **the run**: DUT, dialects, seed, checks, wall time; a tile per verdict with its count
+          (click one to show only that verdict) and a bar per dialect; links to every FAIL and ERROR;
+        - **filters** by verdict, group and dialect (several values of one filter add up), and a
+          search over ids and purposes; *open all* and *close all* for the rows;
+        - **a row per check**: verdict, id, dialect, purpose (with the reason when it did not pass),
+          the rules it verifies for that dialect, the units it exchanged and its wall time. The
+          rules link to the section of `docs/dialects/<dialect>.md` that states them: in this
+          source tree when the binary still finds it, else `docs/dialects/` next to the page.
+          Click a row to open it; a FAIL's row is open from the start;
+        - **in an open row**: expected and seen side by side, the rules with their sections, and a
+          **message sequence chart** of the check's evidence: a lane for the DUT, one per tester link
+          (`tester L1`, ...) and one for the DUT's app when the upper tester took part; time runs
+          downward, and each unit is an arrow from sender to receiver (blue: to the DUT, orange:
+          from it; dashed grey: link up and down; dashed green: app deliveries and upper-tester
+          commands) with the tester's decoding on the right. Tester notes are yellow bands, DUT log
+          lines a dot on the DUT's lane. In a FAIL's chart a red ▶ marks the units its *seen* names.
+          A pause of 500 ms or more breaks the lifelines and says how long it was. Hover a unit for
+          its time, route and bytes (hex and ASCII).
+
+        A chart shows at most 200 entries: the first 120, the last 80 (a FAIL's cause is often at the
+        end) and those the verdict names, with a row for each stretch left out saying how many
+        entries over what time; the JSON report has them all. Everything the DUT produced (bytes, decodings, log lines, its name) is escaped:
+        a DUT cannot put markup in the page.
 
 
         """
