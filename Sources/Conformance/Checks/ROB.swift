@@ -201,7 +201,7 @@ enum ROB {
         var beacon = relay.beacon(from: .stranger(1), seqNo: 1)
         beacon[0] = RelayPacket.Kind.frame.rawValue
         // 2. T1 writes it; 3. nothing is relayed (no frame, no beacon) and the DUT still relays.
-        try survive(t, [("a beacon typed 0x46", beacon)], nothingRebroadcast: relay.address(of: .stranger(1)).uuid)
+        try survive(t, [("a beacon typed 0x46", beacon)], nothingRebroadcast: relay.beaconOrigin(.stranger(1)))
     }
 
     static let bi10 = Check("ROB/BI-10", "a frame addressed to it from an origin whose key it lacks is dropped: no ack, no delivery",

@@ -17,9 +17,14 @@ public final class CheckContext {
     /// This check's seed (the run's `--seed` mixed with the check id): random stimuli such
     /// as ROB garbage come from it, so a run is reproducible and `--seed` varies them.
     public let seed: UInt64
+    /// The DUT was started for this check (a new node or process): its state since power-on is
+    /// this check's alone. False for a device that keeps its state (on the air, or a persistent
+    /// DUT): then no check may assume a first beacon, empty caches or empty routes.
+    public let freshDUT: Bool
 
-    init(capabilities: Capabilities, probe: any DialectProbe, session: any DUTSession, seed: UInt64 = 0) {
+    init(capabilities: Capabilities, probe: any DialectProbe, session: any DUTSession, seed: UInt64 = 0, freshDUT: Bool = false) {
         self.seed = seed
+        self.freshDUT = freshDUT
         dialect = capabilities.dialect
         self.capabilities = capabilities
         parameters = DialectParameters.of(capabilities.dialect).widened(by: .milliseconds(capabilities.timingSlackMs))
@@ -31,6 +36,10 @@ public final class CheckContext {
 
     /// Time since the check started.
     public var elapsed: Duration { session.now - start }
+
+    /// Time since the DUT's session began: the DUT's clock where the tester gave it an epoch
+    /// (a persistent DUT's session spans the whole run).
+    public var sessionClock: Duration { session.now - .zero }
 
     // MARK: links
 
@@ -57,7 +66,7 @@ public final class CheckContext {
 
     // MARK: stimuli
 
-    public func message(_ spec: MessageSpec) throws -> ProbeMessage { try probe.message(spec, at: elapsed) }
+    public func message(_ spec: MessageSpec) throws -> ProbeMessage { try probe.message(spec, at: sessionClock) }
 
     /// The probe as its dialect's own type, for checks written for one dialect (raw beacons,
     /// acks, hand-made headers). A mismatch is the tester's bug: ERROR.

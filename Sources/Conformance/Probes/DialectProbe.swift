@@ -21,6 +21,17 @@ extension Party {
     }
 }
 
+extension Party {
+    /// DUT, T1, S2: the evidence's names.
+    public var shortName: String {
+        switch self {
+        case .dut: "DUT"
+        case .tester(let n): "T\(n)"
+        case .stranger(let n): "S\(n)"
+        }
+    }
+}
+
 /// What a check wants sent, in dialect-neutral terms; the probe turns it into wire bytes.
 public struct MessageSpec: Sendable {
     public var origin: Party
@@ -121,8 +132,10 @@ public struct Observation: Sendable {
 /// sends. A probe lives for one check; it may keep state (reassembly of the DUT's chunks).
 public protocol DialectProbe: AnyObject {
     var dialect: DialectName { get }
-    /// The DUT's configuration for this check and the id the tester will address it by.
-    func setup(capabilities: Capabilities, seed: UInt64) throws -> DUTSetup
+    /// The DUT's configuration for this check and the id the tester will address it by;
+    /// every identifier the probe makes in the check comes from `identifiers`, so none repeats
+    /// one the DUT heard earlier in the run (or in an earlier run).
+    func setup(capabilities: Capabilities, seed: UInt64, identifiers: RunIdentifiers) throws -> DUTSetup
     /// The DUT's mesh id.
     var dutAddress: NodeAddress { get }
     func address(of party: Party) -> NodeAddress
@@ -139,9 +152,10 @@ public protocol DialectProbe: AnyObject {
     func describe(_ bytes: [UInt8]) -> String
     /// The catalog format of one unit (default: nil; see below).
     var unitFormat: FormatID? { get }
-    /// Builds a message `elapsed` into the check, for dialects whose messages carry the
-    /// sender's clock (bitchat timestamps, BITCHAT-R4). Default: `message(spec)`.
-    func message(_ spec: MessageSpec, at elapsed: Duration) throws -> ProbeMessage
+    /// Builds a message at `clock`, the time since the DUT's session began (its clock, for a
+    /// DUT given `epoch`), for dialects whose messages carry the sender's clock (bitchat
+    /// timestamps, BITCHAT-R4). Default: `message(spec)`.
+    func message(_ spec: MessageSpec, at clock: Duration) throws -> ProbeMessage
     /// Whether a message may carry a sequence number the tester picks (default: true; see below).
     var acceptsChosenSequence: Bool { get }
 }
@@ -152,7 +166,13 @@ extension DialectProbe {
     /// inputs get generic mutations only.
     public var unitFormat: FormatID? { nil }
 
-    public func message(_ spec: MessageSpec, at elapsed: Duration) throws -> ProbeMessage { try message(spec) }
+    public func message(_ spec: MessageSpec, at clock: Duration) throws -> ProbeMessage { try message(spec) }
+
+    /// Outside a run (a node taking the suite's identity, a fuzz campaign): the seed stands
+    /// for the run base.
+    public func setup(capabilities: Capabilities, seed: UInt64) throws -> DUTSetup {
+        try setup(capabilities: capabilities, seed: seed, identifiers: .outsideRun(seed: seed))
+    }
 
     /// Whether `MessageSpec.sequence` may be any number the tester picks (default: true). Not so
     /// where the dialect has no sequence number (camp) or where it is the sender's clock

@@ -12,6 +12,8 @@ public enum JSONReport {
             ("tool", .string("meshconform")),
             ("dut", .string(report.dut)),
             ("seed", .integer(report.seed)),
+            // A string: run bases use all 64 bits, past what a JSON number carries exactly.
+            ("runBase", .string(String(report.runBase))),
             ("wallSeconds", .double(report.wallSeconds)),
             ("exitStatus", .integer(report.exitStatus)),
             ("summary", .object(Verdict.allCases.map { ($0.rawValue, .integer(report.count($0))) })),
