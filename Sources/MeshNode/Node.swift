@@ -54,8 +54,8 @@ public struct Node {
     }
 
     /// Engines number their timers from 1 (TimerClock): the top id is free for chatty's.
-    static let chattyTimer = TimerID(UInt64.max)
-    static let chattyPeriod: Duration = .milliseconds(500)
+    public static let chattyTimer = TimerID(UInt64.max)
+    public static let chattyPeriod: Duration = .milliseconds(500)
 
     /// What the node holds, for the bounded-memory tests and the simulator's metrics.
     public var stateSize: NodeStateSize { engine.stateSize }

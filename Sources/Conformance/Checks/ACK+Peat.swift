@@ -9,7 +9,7 @@ extension ACK {
     static let bv20 = Check("ACK/BV-20", "merges an emergency's ack maps by OR (new nodes added, no ack back to false), adds its own ack, and writes each change at once",
                             dialects: [.peat], needs: [.acks, .links(2)], rules: ["PEAT-R6.1", "PEAT-R6.3", "PEAT-R6.4", "PEAT-R5"]) { t in
         let probe = try t.probe(PeatProbe.self)
-        let s1 = probe.node(.stranger(1)), s2 = probe.node(.stranger(2)), s3 = probe.node(.stranger(3)), dut = probe.node(.dut)
+        let s1 = probe.node(.stranger(1)), s2 = probe.node(.stranger(2)), s3 = probe.node(.stranger(3))
         // Raised now: newer than any emergency a DUT that keeps running holds from before.
         let raised = probe.clockMs(at: t.sessionClock)
         func emergency(_ acks: [(UInt32, Bool)]) -> PeatEmergency {
@@ -17,6 +17,7 @@ extension ACK {
         }
         // 1. Two testers link to the DUT.
         try t.connect(2)
+        let dut = try t.dutAddress().peatNode
         _ = try t.observe(for: t.parameters.responseWindow)
         // 2. T1 passes on S1's document: S1 raised an emergency, S1 has acked it, S2 not yet.
         try t.write(probe.document(of: .stranger(1), emergency: emergency([(s1, true), (s2, false)])), from: 1)
@@ -40,11 +41,12 @@ extension ACK {
     static let bv21 = Check("ACK/BV-21", "a different emergency replaces the held one only when it is newer",
                             dialects: [.peat], needs: [.acks, .links(2)], rules: ["PEAT-R6.2", "PEAT-R6.3", "PEAT-R2"]) { t in
         let probe = try t.probe(PeatProbe.self)
-        let s1 = probe.node(.stranger(1)), s2 = probe.node(.stranger(2)), dut = probe.node(.dut)
+        let s1 = probe.node(.stranger(1)), s2 = probe.node(.stranger(2))
         // S1's emergency is raised now: newer than any a DUT that keeps running holds from before.
         let held = PeatEmergency(source: s1, timestamp: probe.clockMs(at: t.sessionClock), acks: [(s1, true)])
         // 1. Two testers link to the DUT.
         try t.connect(2)
+        let dut = try t.dutAddress().peatNode
         _ = try t.observe(for: t.parameters.responseWindow)
         // 2. T1 passes on S1's emergency; the DUT takes it and acks it.
         try t.write(probe.document(of: .stranger(1), emergency: held), from: 1)

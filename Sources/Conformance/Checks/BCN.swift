@@ -12,9 +12,9 @@ enum BCN {
         // The page gives the period without a tolerance; the check allows the dialect's relay
         // window around it, the page's only timing tolerance (and widened by the DUT's slack).
         let tolerance = t.parameters.relayWindow.upperBound
-        let dut = t.probe.dutAddress.uuid
         // 1. Two testers link to the DUT.
         try t.connect(2)
+        let dut = try t.dutAddress().uuid
         // 2. The tester listens for three periods and a little more: at least three beacons
         //    whatever the phase of the DUT's timer.
         let seen = try t.observe(for: period * 3 + tolerance)

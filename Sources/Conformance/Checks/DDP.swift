@@ -184,6 +184,7 @@ enum DDP {
         let relay = try t.probe(RelayProbe.self)
         // 1. Two testers link to the DUT.
         try t.connect(2)
+        _ = try t.dutAddress()   // needed below: NA while the DUT's own id is unknown
         // 2. T1 sends a beacon with the DUT's own id and a seqNo far ahead of the DUT's, so only
         //    the origin id, not the cache or lastSeq, marks it as the DUT's own.
         let seqNo: UInt32 = 100_000

@@ -44,6 +44,7 @@ public struct Runner {
         let clock = ContinuousClock()
         let runStart = clock.now
         var results: [CheckResult] = []
+        let identity = DUTIdentityBook()
         for (index, check) in checks.enumerated() {
             let result: CheckResult
             if clock.now - runStart > timeLimit {
@@ -51,7 +52,7 @@ public struct Runner {
                                      reason: "not run: the run's time limit of \(timeLimit) was reached")
             } else {
                 let started = clock.now
-                var r = try attempt(check, index: index)
+                var r = try attempt(check, index: index, identity: identity)
                 r.wallSeconds = (clock.now - started).seconds
                 result = r
             }
@@ -64,14 +65,14 @@ public struct Runner {
     /// One check (the run's first); a DUT that cannot be started is an ERROR here.
     public func run(_ check: Check) -> CheckResult {
         do {
-            return try attempt(check, index: 0)
+            return try attempt(check, index: 0, identity: DUTIdentityBook())
         } catch {
             return CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .error,
                                reason: "could not start the DUT: \(error)")
         }
     }
 
-    private func attempt(_ check: Check, index: Int) throws(DUTUnavailable) -> CheckResult {
+    private func attempt(_ check: Check, index: Int, identity: DUTIdentityBook) throws(DUTUnavailable) -> CheckResult {
         var result = CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .notApplicable)
         if let missing = check.needs.first(where: { !capabilities.has($0) }) {
             if case .links(let n) = missing {
@@ -98,7 +99,7 @@ public struct Runner {
             return result
         }
         let context = CheckContext(capabilities: capabilities, probe: probe, session: session, seed: Self.seed(seed, check.id),
-                                   freshDUT: driver.startsFreshDUT)
+                                   freshDUT: driver.startsFreshDUT, identity: identity)
         do {
             try check.body(context)
             result.verdict = .pass

@@ -8,20 +8,32 @@ import MeshNode
 /// whole run, as a device on the air is kept: its caches, counters, routes and clock carry
 /// from check to check, links the check left up go down at its end, and a second passes
 /// between checks. The catalog must give the same verdicts both ways.
+///
+/// `ownIdentity` makes the node keep an id of its own (`ownAddress`), as a phone does: it
+/// ignores the id and identity settings the tester assigns, so the tester must learn it
+/// (Capabilities.keepsOwnIdentity) or declare it.
 public struct VirtualDriver: DUTDriver {
     public var faults: Set<Fault>
     public let persistent: Bool
+    public let ownIdentity: Bool
     private let kept = KeptNodes()
 
-    public init(faults: Set<Fault> = [], persistent: Bool = false) {
+    public init(faults: Set<Fault> = [], persistent: Bool = false, ownIdentity: Bool = false) {
         self.faults = faults
         self.persistent = persistent
+        self.ownIdentity = ownIdentity
     }
 
     public var name: String {
         let node = faults.isEmpty ? "reference node" : "mutant \(faults.map(\.rawValue).sorted().joined(separator: "+"))"
-        return node + (persistent ? " (virtual radio, one node for the whole run)" : " (virtual radio)")
+        let modes = (persistent ? ["one node for the whole run"] : []) + (ownIdentity ? ["its own identity"] : [])
+        return node + " (virtual radio\(modes.map { ", " + $0 }.joined()))"
     }
+
+    /// The id a node with its own identity has: no tester's, the same for every check.
+    public static let ownAddress = NodeAddress(UUID(uuidString: "0A1D0000-0000-4000-8000-00000000C0DE")!)
+    /// Settings that assign an identity: a node with its own ignores them.
+    static let identitySettings: Set<String> = ["privateKey", "userID", "nodeId", "name"]
 
     /// Every session is a new `Node`, unless the driver is persistent.
     public var startsFreshDUT: Bool { !persistent }
@@ -35,7 +47,9 @@ public struct VirtualDriver: DUTDriver {
     }
 
     private func makeDUT(_ setup: DUTSetup) -> VirtualDUT {
-        let config = NodeConfig(address: setup.address, faults: faults, dialectSettings: setup.settings)
+        let config = ownIdentity
+            ? NodeConfig(address: Self.ownAddress, faults: faults, dialectSettings: setup.settings.filter { !Self.identitySettings.contains($0.key) })
+            : NodeConfig(address: setup.address, faults: faults, dialectSettings: setup.settings)
         return VirtualDUT(node: Node(dialect: setup.dialect, config: config, seed: setup.seed))
     }
 }

@@ -69,6 +69,8 @@ public final class BLEMeshProbe: DialectProbe {
         return DUTSetup(dialect: .blemesh, address: dutAddress, settings: ["name": "meshconform DUT"], seed: seed)
     }
 
+    public func adopt(dutAddress address: NodeAddress) { dutAddress = address }
+
     public func address(of party: Party) -> NodeAddress {
         switch party {
         case .dut: dutAddress

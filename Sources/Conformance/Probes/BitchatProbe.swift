@@ -57,6 +57,8 @@ public final class BitchatProbe: DialectProbe {
         return DUTSetup(dialect: .bitchat, address: dutAddress, settings: ["epoch": String(Self.epochSeconds)], seed: seed)
     }
 
+    public func adopt(dutAddress address: NodeAddress) { dutAddress = NodeAddress(bytes: Array(address.bytes.prefix(BitchatPacket.idSize))) }
+
     public func address(of party: Party) -> NodeAddress {
         switch party {
         case .dut: dutAddress

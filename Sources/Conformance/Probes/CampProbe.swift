@@ -47,6 +47,8 @@ public final class CampProbe: DialectProbe {
         return DUTSetup(dialect: .camp, address: dutAddress, settings: ["userID": dutAddress.campUserID, "name": "meshconform DUT"], seed: seed)
     }
 
+    public func adopt(dutAddress address: NodeAddress) { dutAddress = address }
+
     public func address(of party: Party) -> NodeAddress {
         switch party {
         case .dut: dutAddress

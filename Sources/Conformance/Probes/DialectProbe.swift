@@ -138,6 +138,9 @@ public protocol DialectProbe: AnyObject {
     func setup(capabilities: Capabilities, seed: UInt64, identifiers: RunIdentifiers) throws -> DUTSetup
     /// The DUT's mesh id.
     var dutAddress: NodeAddress { get }
+    /// Takes `address` as the DUT's id from here on: the id a DUT that keeps its own was
+    /// learned by (from its traffic, or read over the air by the driver).
+    func adopt(dutAddress address: NodeAddress)
     func address(of party: Party) -> NodeAddress
     /// The destination of a message the DUT must relay: relay has no broadcast, so a stranger;
     /// blemesh relays broadcasts (nil).
@@ -172,6 +175,33 @@ extension DialectProbe {
     /// for the run base.
     public func setup(capabilities: Capabilities, seed: UInt64) throws -> DUTSetup {
         try setup(capabilities: capabilities, seed: seed, identifiers: .outsideRun(seed: seed))
+    }
+
+    /// Whether `address` is a tester's or a stranger's: someone the tester plays.
+    public func isTesterParty(_ address: NodeAddress) -> Bool {
+        (1...8).contains { self.address(of: .tester($0)) == address } || (1...9).contains { self.address(of: .stranger($0)) == address }
+    }
+
+    /// The id of the node that sent `packet` as its own, where the packet says so: a relay
+    /// beacon at hop 0, a blemesh ANNOUNCE at hopCount 0, a peat document, a bitchat announce
+    /// or a camp announcement (their sender), a simple message nobody relayed. Nil for
+    /// anything a relay could have passed on. A sender the tester plays is not the DUT.
+    public func ownIdentity(in packet: HeardPacket) -> NodeAddress? {
+        let id: NodeAddress?
+        switch packet {
+        case .beacon(let b) where b.hop == 0: id = NodeAddress(b.origin)
+        case .control(.peerAnnounce(let a), _) where a.hopCount == 0: id = NodeAddress(a.deviceID)
+        case .state(.peatDocument(let d)): id = NodeAddress(peatNode: d.nodeID)
+        case .message(let m):
+            switch m.value {
+            case .bitchat(let p) where p.type == BitchatMessageType.announce.rawValue: id = m.origin
+            case .camp(let c) where c.kind == .campAnnouncement: id = m.origin
+            case .simple(let s) where !s.isRelayed && s.relayCount == 0: id = m.origin
+            default: id = nil
+            }
+        default: id = nil
+        }
+        return id.flatMap { isTesterParty($0) ? nil : $0 }
     }
 
     /// Whether `MessageSpec.sequence` may be any number the tester picks (default: true). Not so

@@ -61,6 +61,8 @@ public final class PeatProbe: DialectProbe {
 
     public func address(of party: Party) -> NodeAddress { NodeAddress(peatNode: node(party)) }
 
+    public func adopt(dutAddress address: NodeAddress) { dutAddress = address }
+
     /// The testers' clock `time` into the DUT's session, in milliseconds since 1970: what an
     /// emergency raised then carries (PEAT-R6.2 orders emergencies by it).
     public func clockMs(at time: Duration) -> UInt64 {

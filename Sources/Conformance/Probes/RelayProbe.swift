@@ -17,6 +17,7 @@ public final class RelayProbe: DialectProbe {
     public let dialect = DialectName.relay
     public private(set) var dutAddress = NodeAddress(bytes: [])
     private var dutPublicKey: [UInt8]?
+    private var declaredPublicKey: [UInt8]?
     private var nextSeq: UInt64 = 0
     private var nonceCounter: UInt64 = 0
     private var noncePrefix: UInt32 = 0
@@ -60,6 +61,7 @@ public final class RelayProbe: DialectProbe {
         var settings: [String: String] = [:]
         for n in Self.testers { settings["contact.\(address(of: .tester(n)))"] = Hex.encode(Self.identity(.tester(n)).publicKey) }
         for n in Self.strangers { settings["contact.\(address(of: .stranger(n)))"] = Hex.encode(Self.identity(.stranger(n)).publicKey) }
+        declaredPublicKey = capabilities.publicKey.flatMap(Hex.decode)
         if let declared = capabilities.address.flatMap(UUID.init(uuidString:)) {
             // The DUT keeps its own identity; frames to it need its public key.
             dutAddress = NodeAddress(declared)
@@ -76,6 +78,12 @@ public final class RelayProbe: DialectProbe {
         noncePrefix = UInt32(truncatingIfNeeded: identifiers.value("relay.nonce"))
         nonceCounter = 0
         return DUTSetup(dialect: .relay, address: dutAddress, settings: settings, seed: seed)
+    }
+
+    /// A DUT's own id says nothing of its key: frames to it stay NA without `publicKey`.
+    public func adopt(dutAddress address: NodeAddress) {
+        if address != dutAddress { dutPublicKey = declaredPublicKey }
+        dutAddress = address
     }
 
     public func address(of party: Party) -> NodeAddress {

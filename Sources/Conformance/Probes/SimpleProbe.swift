@@ -41,6 +41,10 @@ public final class SimpleProbe: DialectProbe {
         return DUTSetup(dialect: .simple, address: dutAddress, settings: ["name": dutName], seed: seed)
     }
 
+    public func adopt(dutAddress address: NodeAddress) {
+        dutName = address.uuid?.uuidString ?? String(decoding: address.bytes, as: UTF8.self)
+    }
+
     /// The name `party` goes by on the wire.
     public func name(of party: Party) -> String {
         switch party {

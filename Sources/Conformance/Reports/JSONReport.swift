@@ -57,6 +57,7 @@ public enum JSONReport {
             ("timingSlackMs", .integer(c.timingSlackMs)), ("checkBudgetSeconds", .double(c.checkBudgetSeconds)),
         ]
         if let v = c.address { members.append(("address", .string(v))) }
+        if c.keepsOwnIdentity { members.append(("keepsOwnIdentity", .bool(true))) }
         if let v = c.publicKey { members.append(("publicKey", .string(v))) }
         if let v = c.dedupCapacity { members.append(("dedupCapacity", .integer(v))) }
         return .object(members)
