@@ -45,6 +45,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Write a JUnit XML report to this file.")
     var junit: String?
 
+    @Option(help: "Write the HTML report to this file: one self-contained page with filters and a sequence chart per check.")
+    var html: String?
+
     @Option(help: "Write a btsnoop capture per adapter into this directory (with --adapter).")
     var btsnoop: String?
 
@@ -87,6 +90,7 @@ struct RunCommand: ParsableCommand {
         print(TextReport.summary(report))
         if let json { try write(Data(JSONReport.render(report)), to: json) }
         if let junit { try write(Data(JUnitReport.render(report).utf8), to: junit) }
+        if let html { try write(Data(HTMLReport.render(report, style: .init(dialectPages: dialectPages)).utf8), to: html) }
         if let failure = plan.radio?.adapterFailure {
             throw UsageError("the run stopped being meaningful: \(failure) (is the controller still running? checks after the failure are ERROR)")
         }
@@ -183,6 +187,14 @@ struct RunCommand: ParsableCommand {
         case .typeMismatch(_, let c), .valueNotFound(_, let c): return "wrong type at \"\(c.codingPath.map(\.stringValue).joined(separator: "."))\""
         @unknown default: return "\(error)"
         }
+    }
+
+    /// Where the HTML report's rule links point: this source tree's docs/dialects/ when it is
+    /// still where the binary was built from, else the same folder relative to the report.
+    private var dialectPages: String {
+        let pages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../docs/dialects", isDirectory: true).standardizedFileURL
+        return FileManager.default.fileExists(atPath: pages.path) ? pages.absoluteString : "docs/dialects/"
     }
 
     private func write(_ data: Data, to path: String) throws {
