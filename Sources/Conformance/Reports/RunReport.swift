@@ -20,7 +20,7 @@ public struct RunReport: Sendable {
     public var sections: [Section]
     public var wallSeconds: Double
 
-    public init(dut: String, seed: UInt64, runBase: UInt64, sections: [Section], wallSeconds: Double) {
+    public init(dut: String, seed: UInt64, runBase: UInt64 = 0, sections: [Section], wallSeconds: Double) {
         self.dut = dut
         self.seed = seed
         self.runBase = runBase
