@@ -104,9 +104,9 @@ extension RunCommand {
         let assigned = try? probe?.setup(capabilities: Capabilities(dialect: caps.dialect), seed: 0).address
         guard let read = try driver.readNodeID() else {
             // No node id characteristic (bitchat, simple): the declared id, else the one the
-            // suite assigns, as `meshconform node --conformance-dut` takes it.
+            // DUT names itself by in its traffic (Capabilities.keepsOwnIdentity); never a guess.
             if caps.address == nil {
-                print("note: the \(caps.dialect.rawValue) binding has no node id characteristic; assuming the DUT has the identity the suite assigns (\(assigned?.description ?? "?")): declare its own as address in --capabilities otherwise")
+                print("note: the \(caps.dialect.rawValue) binding has no node id characteristic; the DUT's id will be learnt from its own traffic (checks that need it are NA until then): declare it as address in --capabilities to skip that")
             }
             return
         }
@@ -119,6 +119,7 @@ extension RunCommand {
         }
         if read == assigned {
             print("DUT identity \(readText): the one the suite assigns (meshconform node --conformance-dut)")
+            caps.keepsOwnIdentity = false
             return
         }
         caps.address = readText
@@ -133,6 +134,6 @@ extension Capabilities {
     /// the radio path (connection events, HCI transport, the tester polling several adapters).
     static func radio(_ dialect: DialectName, adapters: Int) -> Capabilities {
         Capabilities(dialect: dialect, beacons: dialect == .relay, routing: dialect == .blemesh,
-                     upperTester: false, maxLinks: adapters, timingSlackMs: 150)
+                     upperTester: false, maxLinks: adapters, keepsOwnIdentity: true, takesEpoch: false, timingSlackMs: 150)
     }
 }

@@ -19,7 +19,8 @@ import MeshWire
 ///
 /// bitchat drops a packet more than 120 s from its clock (BITCHAT-R4), so the tester gives the
 /// DUT its clock in the `epoch` setting (seconds since 1970 at the session's start) and stamps
-/// each message with that epoch plus the session's time.
+/// each message with that epoch plus the session's time. A DUT on the real date
+/// (`Capabilities.takesEpoch` false: a device on the air) is stamped on the wall clock instead.
 public final class BitchatProbe: DialectProbe {
     /// What tester units are, for format-aware fuzzing over the air.
     public var unitFormat: FormatID? { "bitchat.packet" }
@@ -32,6 +33,8 @@ public final class BitchatProbe: DialectProbe {
     static let strangers = 1...9
     /// The DUT's clock at the session's start, in seconds since 1970 (setting `epoch`).
     public static let epochSeconds: UInt64 = 1_750_000_000
+    /// This session's: `epochSeconds`, or the wall clock at setup for a DUT on the real date.
+    public private(set) var epochMs: UInt64 = BitchatProbe.epochSeconds * 1000
     private var lastTimestamp: UInt64 = 0
     private var random = SeededRandom(seed: 0)
     /// The check's six bytes in the testers' and strangers' ids.
@@ -54,6 +57,7 @@ public final class BitchatProbe: DialectProbe {
         random = SeededRandom(seed: identifiers.value("bitchat.fragment"))
         checkTag = identifiers.tag(6)
         lastTimestamp = 0
+        epochMs = capabilities.takesEpoch ? Self.epochSeconds * 1000 : UInt64(Date().timeIntervalSince1970 * 1000)
         return DUTSetup(dialect: .bitchat, address: dutAddress, settings: ["epoch": String(Self.epochSeconds)], seed: seed)
     }
 
@@ -71,7 +75,7 @@ public final class BitchatProbe: DialectProbe {
 
     /// The DUT's clock `at` into its session, in milliseconds since 1970.
     public func clock(at time: Duration) -> UInt64 {
-        Self.epochSeconds * 1000 + UInt64(max(0, time.components.seconds)) * 1000 + UInt64(max(0, time.components.attoseconds / 1_000_000_000_000_000))
+        epochMs + UInt64(max(0, time.components.seconds)) * 1000 + UInt64(max(0, time.components.attoseconds / 1_000_000_000_000_000))
     }
 
     // MARK: building

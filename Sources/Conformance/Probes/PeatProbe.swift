@@ -27,6 +27,9 @@ public final class PeatProbe: DialectProbe {
     public static let meshID = "DEMO"
     /// Milliseconds since 1970 for the probe's message ids and emergencies (2025-06-15).
     public static let epochMs: UInt64 = 1_750_000_000_000
+    /// This session's: `epochMs`, or the wall clock at setup for a DUT on the real date
+    /// (`Capabilities.takesEpoch` false), whose emergencies are of today.
+    public private(set) var epochMs: UInt64 = PeatProbe.epochMs
 
     public init() {}
 
@@ -54,6 +57,7 @@ public final class PeatProbe: DialectProbe {
             dutAddress = NodeAddress(peatNode: Self.dutID)
         }
         nextSeq = identifiers.value("peat.seq") % 1_000_000 * 1000
+        epochMs = capabilities.takesEpoch ? Self.epochMs : UInt64(Date().timeIntervalSince1970 * 1000)
         checkTag = identifiers.tag(2).reduce(0) { $0 << 8 | UInt32($1) }
         let settings = ["nodeId": String(dutAddress.peatNode), "meshId": Self.meshID]
         return DUTSetup(dialect: .peat, address: dutAddress, settings: settings, seed: seed)
@@ -66,7 +70,7 @@ public final class PeatProbe: DialectProbe {
     /// The testers' clock `time` into the DUT's session, in milliseconds since 1970: what an
     /// emergency raised then carries (PEAT-R6.2 orders emergencies by it).
     public func clockMs(at time: Duration) -> UInt64 {
-        Self.epochMs &+ UInt64(max(0, time.components.seconds)) * 1000 &+ UInt64(max(0, time.components.attoseconds / 1_000_000_000_000_000))
+        epochMs &+ UInt64(max(0, time.components.seconds)) * 1000 &+ UInt64(max(0, time.components.attoseconds / 1_000_000_000_000_000))
     }
 
     public func message(_ spec: MessageSpec) throws -> ProbeMessage {

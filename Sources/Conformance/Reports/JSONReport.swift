@@ -58,6 +58,7 @@ public enum JSONReport {
         ]
         if let v = c.address { members.append(("address", .string(v))) }
         if c.keepsOwnIdentity { members.append(("keepsOwnIdentity", .bool(true))) }
+        if !c.takesEpoch { members.append(("takesEpoch", .bool(false))) }
         if let v = c.publicKey { members.append(("publicKey", .string(v))) }
         if let v = c.dedupCapacity { members.append(("dedupCapacity", .integer(v))) }
         return .object(members)
