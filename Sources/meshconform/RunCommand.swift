@@ -51,6 +51,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Write a btsnoop capture per adapter into this directory (with --adapter).")
     var btsnoop: String?
 
+    @Flag(name: .customLong("dut-connects"), help: "With --adapter: bring each link up by waiting for the DUT to connect to the tester (as phones do) before the tester connects to it (docs/radio.md, Links).")
+    var dutConnects = false
+
     @Option(help: "Seed for the testers' random choices and the reference node.")
     var seed: UInt64 = 1
 
@@ -94,6 +97,11 @@ struct RunCommand: ParsableCommand {
         if let failure = plan.radio?.adapterFailure {
             throw UsageError("the run stopped being meaningful: \(failure) (is the controller still running? checks after the failure are ERROR)")
         }
+        if let unreachable = plan.radio?.unreachable {
+            let notRun = sections.flatMap(\.results).filter { $0.reason?.hasPrefix("not run: ") == true }.count
+            print("DUT unreachable (\(plan.radio?.target?.string ?? "?")): \(unreachable); \(notRun) later check\(notRun == 1 ? "" : "s") not run (INCONC). Is it still on, in range and advertising?")
+            throw ExitCode(1)
+        }
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
     }
 
@@ -136,7 +144,7 @@ struct RunCommand: ParsableCommand {
         if let declared, let dialect, declared.dialect != dialect {
             throw UsageError("--dialect \(dialect.rawValue) contradicts the capabilities file, which declares \"\(declared.dialect.rawValue)\"")
         }
-        if !adapter.isEmpty || target != nil || btsnoop != nil {
+        if !adapter.isEmpty || target != nil || btsnoop != nil || dutConnects {
             return try radioPlan(declared: declared, dialect: dialect)
         }
         if let command = dutExec {

@@ -115,7 +115,8 @@ public enum CatalogDocument {
 
         `--html FILE` writes the run as one self-contained page (inline CSS, script and SVG; it
         loads nothing, and its Content-Security-Policy forbids loading anything). `ci/test` renders
-        one in headless Chromium and checks its screenshot and DOM. The page has:
+        one in headless Chromium and checks its screenshot and DOM, and the report of a DUT that
+        writes markup everywhere it can (`ci/hostile-dut.py`): all of it stays text. The page has:
 
         ![The HTML report of the relay DDP checks against the no-dedup mutant](report.png)
 
@@ -134,12 +135,13 @@ public enum CatalogDocument {
           downward, and each unit is an arrow from sender to receiver (blue: to the DUT, orange:
           from it; dashed grey: link up and down; dashed green: app deliveries and upper-tester
           commands) with the tester's decoding on the right. Tester notes are yellow bands, DUT log
-          lines a dot on the DUT's lane. A pause of 500 ms or more breaks the lifelines and says
-          how long it was. Hover a unit for its time, route and bytes (hex and ASCII).
+          lines a dot on the DUT's lane. In a FAIL's chart a red ▶ marks the units its *seen* names.
+          A pause of 500 ms or more breaks the lifelines and says how long it was. Hover a unit for
+          its time, route and bytes (hex and ASCII).
 
-        A chart shows at most 200 entries: the first 120 and the last 80 (a FAIL's cause is often at
-        the end), with a row saying how many were left out and over what time; the JSON report has
-        them all. Everything the DUT produced (bytes, decodings, log lines, its name) is escaped:
+        A chart shows at most 200 entries: the first 120, the last 80 (a FAIL's cause is often at the
+        end) and those the verdict names, with a row for each stretch left out saying how many
+        entries over what time; the JSON report has them all. Everything the DUT produced (bytes, decodings, log lines, its name) is escaped:
         a DUT cannot put markup in the page.
 
 

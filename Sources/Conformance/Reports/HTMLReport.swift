@@ -1,5 +1,4 @@
 import MeshNode
-import MeshWire
 
 /// The report a person reads (`--html FILE`): one self-contained page, no network, with the
 /// run's summary, filters by verdict, group and dialect, and per check its purpose, rules
@@ -62,7 +61,8 @@ public enum HTMLReport {
         html += "</div>\n"
         let problems = results.filter { $0.verdict == .fail || $0.verdict == .error }
         if !problems.isEmpty {
-            html += "<div class=\"problems\"><span class=\"problems-title\">Failed (\(problems.count))</span>\n"
+            let title = problems.contains { $0.verdict == .error } ? "FAIL or ERROR" : "Failed"
+            html += "<div class=\"problems\"><span class=\"problems-title\">\(title) (\(problems.count))</span>\n"
             var links = 0
             for section in report.sections {
                 let failed = section.results.filter { $0.verdict == .fail || $0.verdict == .error }
@@ -146,14 +146,17 @@ public enum HTMLReport {
         }
         if !rules.isEmpty {
             html += "<p class=\"rule-list\">Rules: " + rules.map { rule in
-                let where_ = RuleLinks.target(of: rule).map { " (\(escape($0.dialect.rawValue)).md, \(escape($0.title)))" } ?? ""
-                return ruleLink(rule, style: style) + where_
+                let section = RuleLinks.target(of: rule).map { " (\($0.dialect.rawValue).md, \(escape($0.title)))" } ?? ""
+                return ruleLink(rule, style: style) + section
             }.joined(separator: "; ") + "</p>\n"
+        } else if let cited = check?.rules, !cited.isEmpty {
+            html += "<p class=\"rule-list\">The check cites no \(r.dialect.rawValue) rule; for other dialects: "
+            html += cited.map { ruleLink($0, style: style) }.joined(separator: " ") + "</p>\n"
         }
         if r.evidence.isEmpty {
             html += "<p class=\"none\">No units exchanged.</p>\n"
         } else {
-            html += SequenceChart(r.evidence, limit: style.unitLimit).svg
+            html += SequenceChart(r.evidence, limit: style.unitLimit, seen: SeenUnits(r.verdict == .fail ? r.seen : nil)).svg
         }
         return html + "</div>\n</details>\n"
     }
@@ -163,7 +166,7 @@ public enum HTMLReport {
         return "<a class=\"rule\" href=\"\(escape(style.dialectPages + target.path))\" title=\"\(escape("docs/dialects/\(target.dialect.rawValue).md, section \(target.title)"))\">\(escape(rule))</a>"
     }
 
-    /// `relay--DDP-BV-01`: an id attribute made only of letters, digits and `-`.
+    /// `c-relay--DDP-BV-01`: an id attribute made only of letters, digits and `-`.
     static func anchor(_ r: CheckResult) -> String {
         "c-" + String((r.dialect.rawValue + "--" + r.id).map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "-" })
     }
@@ -176,25 +179,5 @@ public enum HTMLReport {
         s < 1 ? "\(Int((s * 1000).rounded())) ms" : s < 100 ? String(format: "%.2f s", s) : String(format: "%.0f s", s)
     }
 
-    /// HTML text and attribute escaping. Control characters, lone surrogates' replacements and
-    /// non-characters become U+FFFD, so no byte the DUT chose reaches the page as markup.
-    public static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            case "\n", "\t": out.unicodeScalars.append(scalar)
-            default:
-                let v = scalar.value
-                let bad = v < 0x20 || (0x7F...0x9F).contains(v) || (0xFDD0...0xFDEF).contains(v) || v & 0xFFFE == 0xFFFE
-                out.unicodeScalars.append(bad ? "\u{FFFD}" : scalar)
-            }
-        }
-        return out
-    }
+    static func escape(_ s: String) -> String { Markup.escape(s) }
 }

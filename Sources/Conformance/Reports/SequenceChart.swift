@@ -10,19 +10,11 @@ import MeshWire
 struct SequenceChart {
     enum Lane: Hashable, Comparable {
         case app, dut, link(LinkID)
-
-        var label: String {
-            switch self {
-            case .app: "app"
-            case .dut: "DUT"
-            case .link(let l): l.description
-            }
-        }
     }
 
     enum Item {
-        case entry(EvidenceEntry)
-        /// Units left out between the first and the last ones shown.
+        case entry(EvidenceEntry, seen: Bool)
+        /// Entries left out between the ones shown.
         case cut(count: Int, from: Duration, to: Duration)
     }
 
@@ -31,21 +23,30 @@ struct SequenceChart {
     let total: Int
     let shown: Int
 
-    init(_ evidence: [EvidenceEntry], limit: Int) {
+    /// `seen` marks the entries the verdict's `seen` text names (`SeenUnits`); they are kept
+    /// even in the middle of long evidence, up to `limit` of them.
+    init(_ evidence: [EvidenceEntry], limit: Int, seen: SeenUnits = SeenUnits(nil)) {
         total = evidence.count
-        if evidence.count > limit {
-            let head = max(1, limit * 3 / 5), tail = max(1, limit - head)
-            let left = evidence[head..<(evidence.count - tail)]
-            items = evidence.prefix(head).map(Item.entry)
-                + [.cut(count: left.count, from: left.first!.time, to: left.last!.time)]
-                + evidence.suffix(tail).map(Item.entry)
-            shown = head + tail
-        } else {
-            items = evidence.map(Item.entry)
-            shown = evidence.count
+        let head = max(1, limit * 3 / 5), tail = max(1, limit - head)
+        var keptSeen = 0
+        var items: [Item] = []
+        var left: [EvidenceEntry] = []
+        for (i, e) in evidence.enumerated() {
+            let marked = seen.names(e)
+            let edge = evidence.count <= head + tail || i < head || i >= evidence.count - tail
+            if edge || (marked && keptSeen < limit) {
+                if !left.isEmpty { items.append(.cut(count: left.count, from: left.first!.time, to: left.last!.time)) }
+                left = []
+                if marked && !edge { keptSeen += 1 }
+                items.append(.entry(e, seen: marked))
+            } else {
+                left.append(e)
+            }
         }
+        self.items = items
+        shown = items.reduce(0) { n, item in if case .entry = item { n + 1 } else { n } }
         var lanes: Set<Lane> = [.dut]
-        for case .entry(let e) in items {
+        for case .entry(let e, _) in items {
             if let (a, b) = Self.ends(e) { lanes.insert(a); lanes.insert(b) }
         }
         self.lanes = lanes.sorted()
@@ -68,6 +69,7 @@ struct SequenceChart {
         }
     }
 
+    /// A line the DUT wrote to its log (CheckContext records them as `log: ...`, with no link).
     static func isLog(_ e: EvidenceEntry) -> Bool { e.direction == .fromDUT && e.link == nil && e.summary.hasPrefix("log: ") }
 
     // MARK: drawing
@@ -86,7 +88,7 @@ struct SequenceChart {
         let textX = Self.timeWidth + laneWidth * Double(lanes.count) + 10
         let longest = items.map { item -> Int in
             switch item {
-            case .entry(let e): min(e.summary.count, Self.maxChars)
+            case .entry(let e, _): min(e.summary.count, Self.maxChars)
             case .cut(let count, let from, let to): Self.cutText(count, from, to).count
             }
         }.max() ?? 0
@@ -98,13 +100,13 @@ struct SequenceChart {
         var previous: Duration?
         for (index, item) in items.enumerated() {
             switch item {
-            case .entry(let e):
+            case .entry(let e, let seen):
                 if let p = previous, e.time - p >= Self.jump {
                     breaks += "<g class=\"jump\"><rect x=\"\(Self.n(Self.timeWidth))\" y=\"\(Self.n(y + 2))\" width=\"\(Self.n(textX - Self.timeWidth - 4))\" height=\"\(Self.n(Self.gap - 4))\"/>"
                     breaks += "<text x=\"\(Self.n(Self.timeWidth - 8))\" y=\"\(Self.n(y + Self.gap - 5))\" text-anchor=\"end\">+\(Self.span(e.time - p))</text></g>"
                     y += Self.gap
                 }
-                rows += unit(e, y: y, odd: index % 2 == 1, width: width, textX: textX)
+                rows += unit(e, seen: seen, y: y, odd: index % 2 == 1, width: width, textX: textX)
                 previous = e.time
                 y += Self.row
             case .cut(let count, let from, let to):
@@ -125,7 +127,7 @@ struct SequenceChart {
         for lane in lanes {
             let cx = x(lane), w = laneWidth - 18
             svg += "<g class=\"lane l-\(Self.cls(lane))\"><rect x=\"\(Self.n(cx - w / 2))\" y=\"4\" width=\"\(Self.n(w))\" height=\"22\" rx=\"5\"/>"
-            svg += "<text x=\"\(Self.n(cx))\" y=\"19\" text-anchor=\"middle\">\(Self.laneTitle(lane))</text></g>"
+            svg += "<text x=\"\(Self.n(cx))\" y=\"19\" text-anchor=\"middle\">\(laneTitle(lane))</text></g>"
         }
         svg += "<text class=\"colhead\" x=\"\(Self.n(Self.timeWidth - 8))\" y=\"19\" text-anchor=\"end\">time</text>"
         svg += "<text class=\"colhead\" x=\"\(Self.n(textX))\" y=\"19\">unit, as the tester decoded it</text>\n"
@@ -143,17 +145,19 @@ struct SequenceChart {
 
     var caption: String {
         var units = 0, toDUT = 0, fromDUT = 0
-        for case .entry(let e) in items where e.bytes != nil {
+        for case .entry(let e, _) in items where e.bytes != nil {
             units += 1
             if e.direction == .toDUT { toDUT += 1 } else if e.direction == .fromDUT { fromDUT += 1 }
         }
         var text = "Sequence chart: \(total) entries"
-        if total > shown { text += ", the first and last \(shown) shown" }
-        return text + "; of those shown, \(units) units (\(toDUT) to the DUT, \(fromDUT) from it)"
+        if total > shown { text += ", \(shown) shown (the first, the last and those the verdict names)" }
+        text += "; of those shown, \(units) units (\(toDUT) to the DUT, \(fromDUT) from it)"
+        let named = items.filter { if case .entry(_, true) = $0 { true } else { false } }.count
+        return named == 0 ? text : text + "; ▶ marks the \(named) the verdict names under seen"
     }
 
     /// One row: the time, an arrow from sender to receiver (or a mark for a note), the summary.
-    func unit(_ e: EvidenceEntry, y: Double, odd: Bool, width: Double, textX: Double) -> String {
+    func unit(_ e: EvidenceEntry, seen: Bool, y: Double, odd: Bool, width: Double, textX: Double) -> String {
         let mid = y + Self.row / 2
         let kind: String
         var mark = ""
@@ -172,13 +176,14 @@ struct SequenceChart {
             mark = "<circle class=\"dot\" cx=\"\(Self.n(x(.dut)))\" cy=\"\(Self.n(mid))\" r=\"4\"/>"
         }
         let summary = e.summary.count > Self.maxChars ? String(e.summary.prefix(Self.maxChars - 1)) + "…" : e.summary
-        var g = "<g class=\"u \(kind)\" data-t=\"\(Self.time(e.time))\" data-d=\"\(HTMLReport.escape(route(e)))\""
-        if summary != e.summary { g += " data-sum=\"\(HTMLReport.escape(String(e.summary.prefix(4000))))\"" }
+        if seen { mark += "<path class=\"seen-mark\" d=\"M4 \(Self.n(mid - 6)) L13 \(Self.n(mid)) L4 \(Self.n(mid + 6)) Z\"/>" }
+        var g = "<g class=\"u \(kind)\(seen ? " seen" : "")\" data-t=\"\(Self.time(e.time))\" data-d=\"\(Markup.escape(route(e)))\""
+        if summary != e.summary { g += " data-sum=\"\(Markup.escape(String(e.summary.prefix(4000))))\"" }
         if let bytes = e.bytes { g += " data-hex=\"\(Hex.encode(bytes.prefix(4096)))\" data-n=\"\(bytes.count)\"" }
         g += "><rect class=\"hit\(odd ? " odd" : "")\" x=\"0\" y=\"\(Self.n(y))\" width=\"\(Self.n(width))\" height=\"\(Self.n(Self.row))\"/>"
         g += "<text class=\"t\" x=\"\(Self.n(Self.timeWidth - 8))\" y=\"\(Self.n(mid + 4))\" text-anchor=\"end\">\(Self.time(e.time))</text>"
         g += mark
-        g += "<text class=\"s\" x=\"\(Self.n(textX))\" y=\"\(Self.n(mid + 4))\">\(HTMLReport.escape(summary))</text></g>\n"
+        g += "<text class=\"s\" x=\"\(Self.n(textX))\" y=\"\(Self.n(mid + 4))\">\(Markup.escape(summary))</text></g>\n"
         return g
     }
 
@@ -195,11 +200,12 @@ struct SequenceChart {
         }
     }
 
-    static func laneTitle(_ lane: Lane) -> String {
+    /// The lane's heading; `L1` instead of `tester L1` when lanes are narrow.
+    func laneTitle(_ lane: Lane) -> String {
         switch lane {
         case .app: "app"
         case .dut: "DUT"
-        case .link(let l): "tester \(l)"
+        case .link(let l): lanes.count > 6 ? l.description : "tester \(l)"
         }
     }
 
@@ -222,4 +228,33 @@ struct SequenceChart {
         let s = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
         return s < 10 ? String(format: "%.2f s", s) : String(format: "%.0f s", s)
     }
+}
+
+/// The entries a FAIL's `seen` text names, so the chart can point at them. Checks write what
+/// they saw with CheckContext.summary, e.g. `message ttl 7 on L2 at 219.2ms; delivery of 42 at
+/// 0.0ms`: per item a link (none for the app) and the time to 0.1 ms. An entry from the DUT
+/// on that link at that time is one of them. Text in another form names nothing.
+struct SeenUnits {
+    private var keys: Set<String> = []
+
+    init(_ seen: String?) {
+        for item in (seen ?? "").split(separator: ";") {
+            let words = item.split(separator: " ")
+            guard words.count >= 2, words[words.count - 2] == "at", words.last!.hasSuffix("ms"),
+                  Double(words.last!.dropLast(2)) != nil else { continue }
+            let link = words.indices.dropFirst().first { i in
+                (words[i - 1] == "on" || words[i - 1] == "dropped") && words[i].hasPrefix("L")
+                    && words[i].count > 1 && words[i].dropFirst().allSatisfy(\.isNumber)
+            }.map { String(words[$0]) }
+            keys.insert(Self.key(link, String(words.last!.dropLast(2))))
+        }
+    }
+
+    func names(_ e: EvidenceEntry) -> Bool {
+        guard !keys.isEmpty, e.direction == .fromDUT, !SequenceChart.isLog(e) else { return false }
+        let ms = Double(e.time.components.seconds) * 1000 + Double(e.time.components.attoseconds) / 1e15
+        return keys.contains(Self.key(e.link?.description, String(format: "%.1f", ms)))
+    }
+
+    private static func key(_ link: String?, _ time: String) -> String { "\(link ?? "app")@\(time)" }
 }
