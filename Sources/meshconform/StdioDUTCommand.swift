@@ -71,7 +71,7 @@ struct StdioDUT {
     private mutating func fireDueTimers() {
         while let (id, at) = timers.min(by: { ($0.value, $0.key.raw) < ($1.value, $1.key.raw) }), at <= now {
             timers[id] = nil
-            perform(node?.handle(.timer(id), at: now) ?? [])
+            apply(.timer(id))
         }
     }
 
@@ -127,7 +127,8 @@ struct StdioDUT {
     }
 
     private mutating func apply(_ event: NodeEvent) {
-        perform(node?.handle(event, at: now) ?? [])
+        let time = now
+        perform(node?.handle(event, at: time) ?? [])
     }
 
     private mutating func perform(_ actions: [NodeAction]) {
