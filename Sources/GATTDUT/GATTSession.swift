@@ -103,7 +103,7 @@ final class GATTSession: DUTSession {
             }
             try write(bytes, adapter, up)
         case .command:
-            throw CheckNotApplicable("needs an upper tester: the GATT driver has no channel to the DUT's app")
+            throw CheckNotApplicable("needs an upper tester: the GATT driver has no channel to the DUT's app (meshconform run --prompt asks the person at the bench)")
         case .timer:
             throw TesterError("timer events are not sent to a GATT DUT")
         }

@@ -13,6 +13,8 @@ public struct Runner {
     public var runBase: UInt64
     /// Wall-clock limit for the whole run; checks not started by then are INCONC.
     public var timeLimit: Duration
+    /// The person at the bench as the DUT's upper tester (`--prompt`), or a script of their answers.
+    public var upperTester: (any UpperTesterOperator)?
 
     public init(capabilities: Capabilities, driver: any DUTDriver, seed: UInt64 = 1, runBase: UInt64? = nil,
                 timeLimit: Duration = .seconds(3600)) {
@@ -103,7 +105,7 @@ public struct Runner {
             return result
         }
         let context = CheckContext(capabilities: capabilities, probe: probe, session: session, seed: Self.seed(seed, check.id),
-                                   freshDUT: driver.startsFreshDUT, identity: identity)
+                                   checkID: check.id, upperTester: upperTester, freshDUT: driver.startsFreshDUT, identity: identity)
         do {
             try check.body(context)
             result.verdict = .pass

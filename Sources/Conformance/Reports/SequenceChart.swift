@@ -6,7 +6,8 @@ import MeshWire
 /// one for the DUT (and one for its app when the upper tester was used), time downward, an
 /// arrow per unit from sender to receiver, its decoded summary on the right and its bytes in
 /// the `data-hex` attribute for the page's hover box. Long evidence keeps its first and last
-/// units (a FAIL's cause is often at the end) with a row saying how many were left out.
+/// units (a FAIL's cause is often at the end) and those the FAIL names, with a row for each
+/// stretch left out.
 struct SequenceChart {
     enum Lane: Hashable, Comparable {
         case app, dut, link(LinkID)
@@ -218,14 +219,18 @@ struct SequenceChart {
     }
 
     /// `35.2 ms`, `2.000 s`, `290.1 s`: the time since the check started.
+    static func milliseconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+    }
+
     static func time(_ d: Duration) -> String {
-        let ms = Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+        let ms = milliseconds(d)
         if ms < 10_000 { return String(format: "%.1f ms", ms) }
         return String(format: ms < 100_000 ? "%.3f s" : "%.1f s", ms / 1000)
     }
 
     static func span(_ d: Duration) -> String {
-        let s = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        let s = milliseconds(d) / 1000
         return s < 10 ? String(format: "%.2f s", s) : String(format: "%.0f s", s)
     }
 }
@@ -252,8 +257,7 @@ struct SeenUnits {
 
     func names(_ e: EvidenceEntry) -> Bool {
         guard !keys.isEmpty, e.direction == .fromDUT, !SequenceChart.isLog(e) else { return false }
-        let ms = Double(e.time.components.seconds) * 1000 + Double(e.time.components.attoseconds) / 1e15
-        return keys.contains(Self.key(e.link?.description, String(format: "%.1f", ms)))
+        return keys.contains(Self.key(e.link?.description, String(format: "%.1f", SequenceChart.milliseconds(e.time))))
     }
 
     private static func key(_ link: String?, _ time: String) -> String { "\(link ?? "app")@\(time)" }
