@@ -435,15 +435,11 @@ final class GATTSession: DUTSession {
     /// Throws `TesterError` (and marks the driver failed, which stops the run) when `error` is
     /// the adapter's own: transport closed, controller failed, event flood. Returns otherwise.
     private func environmental(_ adapter: TesterAdapter, _ error: RadioError) throws {
-        switch error {
-        case .transport, .controllerFailed, .eventFlood:
-            let text = "tester adapter \(adapter.runtime.transport.name) failed: \(error)"
-            driver.markFailed(text)
-            failure = TesterError(text)
-            throw failure!
-        case .timeout, .operationFailed:
-            return
-        }
+        guard error.isAdapterFailure else { return }
+        let text = "tester adapter \(adapter.runtime.transport.name) failed: \(error)"
+        driver.markFailed(text)
+        failure = TesterError(text)
+        throw failure!
     }
 
     /// Runs a runtime call whose failure can only be the adapter's: `TesterError`, or
