@@ -103,7 +103,7 @@ final class GATTSession: DUTSession {
             }
             try write(bytes, adapter, up)
         case .command:
-            throw CheckNotApplicable("needs an upper tester: the GATT driver has no channel to the DUT's app")
+            throw CheckNotApplicable("needs an upper tester: the GATT driver has no channel to the DUT's app (meshconform run --prompt asks the person at the bench)")
         case .timer:
             throw TesterError("timer events are not sent to a GATT DUT")
         }
@@ -260,6 +260,7 @@ final class GATTSession: DUTSession {
             let settled = { (c: Inbound) in !c.writes.isEmpty || c.subscribedAt.map { ContinuousClock.now >= $0 + self.driver.options.dutLinkSettle } == true }
             if let (handle, candidate) = inbound[n]?.first(where: { $0.value.subscribed != nil && settled($0.value) }), let packet = candidate.subscribed {
                 inbound[n]?[handle] = nil
+                pending.append(DUTOutput(at: now, kind: .log("\(adapter.link) is the DUT's own connection to tester \(n): the tester notifies, the DUT writes")))
                 for write in candidate.writes {
                     try record(DUTOutput(at: instant(write.at), kind: .sent(write.value, on: adapter.link)))
                 }
