@@ -144,6 +144,16 @@ def dedup_key(p: Packet) -> str:
     return f"{p.sender.hex()}-{p.timestamp}-{p.type}-{hashlib.sha256(p.payload).digest()[:4].hex()}"
 
 
+def decode_fragment(payload: bytes) -> tuple | None:
+    """BITCHAT-W8: (fragmentID, index, total, originalType, data), or None when refused."""
+    if len(payload) < 13:
+        return None
+    index, total = int.from_bytes(payload[8:10], "big"), int.from_bytes(payload[10:12], "big")
+    if not 1 <= total <= 10_000 or index >= total:
+        return None
+    return payload[:8], index, total, payload[12], payload[13:]
+
+
 class Stream:
     """BITCHAT-G2: a link's values assembled into frames by their own lengths."""
 
@@ -272,6 +282,12 @@ class Node:
         if abs(packet.timestamp - self.host.now_ms()) > SKEW_MS:  # BITCHAT-R4
             log.info("link %d: stale packet from %s dropped", link, packet.sender.hex())
             return
+        fragment = None
+        if packet.type == FRAGMENT:
+            fragment = decode_fragment(packet.payload)
+            if fragment is None:  # BITCHAT-W8: refused, so dropped without a trace
+                log.info("link %d: fragment payload refused", link)
+                return
         key = dedup_key(packet)
         exempt = "no-dedup" in self.bugs or ("flood-fragments" in self.bugs and packet.type == FRAGMENT)
         if self._is_duplicate(key) and not exempt:
@@ -283,7 +299,8 @@ class Node:
         if packet.type == MESSAGE and (for_me or for_all):
             self._deliver(packet)
         elif packet.type == FRAGMENT and (for_me or for_all):
-            self._reassemble(packet)
+            if not self._reassemble(packet.sender, fragment):
+                return  # BITCHAT-R8.5: a fragment that disagrees with its assembly is not relayed either
         elif packet.type == ANNOUNCE:
             log.info("link %d: announce from %s", link, packet.sender.hex())
         # BITCHAT-R6: relay unless own, link-local, for me; BITCHAT-R5: TTL capped at 7 first.
@@ -309,44 +326,42 @@ class Node:
         print(f"deliver from {packet.sender.hex()}: {packet.payload[:60]!r}", flush=True)
 
     # -- fragments (BITCHAT-R8) ------------------------------------------------------------------
-    def _reassemble(self, packet: Packet):
-        data = packet.payload
-        if len(data) < 13:
-            return
-        fragment_id, index = data[:8], int.from_bytes(data[8:10], "big")
-        total, claimed = int.from_bytes(data[10:12], "big"), data[12]
-        if not 1 <= total <= 10_000 or index >= total:
-            return
+    def _reassemble(self, sender: bytes, fragment: tuple) -> bool:
+        """False when the fragment disagrees with the assembly its first fragment started."""
+        fragment_id, index, total, claimed, data = fragment
         now = self.host.now()
         for key in [k for k, a in self.assemblies.items() if now - a["since"] > ASSEMBLY_SECONDS]:
             del self.assemblies[key]
-        key = (packet.sender, fragment_id)
+        key = (sender, fragment_id)
         assembly = self.assemblies.get(key)
         if assembly is None:
             assembly = self.assemblies[key] = {"since": now, "total": total, "type": claimed, "pieces": {}, "bytes": 0}
             while len(self.assemblies) > ASSEMBLIES_MAX:
                 self.assemblies.popitem(last=False)
-        if assembly["total"] != total or assembly["type"] != claimed or index in assembly["pieces"]:
-            return
-        if assembly["bytes"] + len(data) - 13 > PAYLOAD_MAX + 512:
+        if assembly["total"] != total or assembly["type"] != claimed:
+            return False
+        if index in assembly["pieces"]:
+            return True  # the piece already held stays
+        if assembly["bytes"] + len(data) > PAYLOAD_MAX + 512:
             del self.assemblies[key]
-            return
-        assembly["pieces"][index] = data[13:]
-        assembly["bytes"] += len(data) - 13
+            return True
+        assembly["pieces"][index] = data
+        assembly["bytes"] += len(data)
         if len(assembly["pieces"]) < total:
-            return
+            return True
         del self.assemblies[key]
         whole = b"".join(assembly["pieces"][i] for i in range(total))
         try:
             inner = decode(whole)
         except Refused as error:
             log.info("reassembled frame refused (%s)", error)
-            return
+            return True
         if pad_length(whole, inner.end) is None or inner.type != claimed or inner.type == FRAGMENT:
-            return
+            return True
         inner_key = dedup_key(inner)
         if self._is_duplicate(inner_key) and "no-dedup" not in self.bugs:
-            return
+            return True
         self._record(inner_key)
         if inner.type == MESSAGE and (inner.recipient in (None, BROADCAST, self.peer_id)):
             self._deliver(inner)
+        return True

@@ -61,10 +61,15 @@ def load(data: bytes, limit: int) -> dict:
         raise
     except RecursionError:
         raise Refused("tooDeep")
+    except json.JSONDecodeError as error:
+        # Input that ends inside the JSON text is cut, not malformed.
+        raise Refused("truncated" if error.pos >= len(text) or error.msg.startswith("Unterminated") else "badJSON")
     except (UnicodeDecodeError, ValueError):
         raise Refused("badJSON")
     if _depth(value) > 32:
         raise Refused("tooDeep")
+    if not _finite(value):  # Foundation refuses a number no Double holds, wherever it is
+        raise Refused("valueOutOfRange")
     if not isinstance(value, dict):
         raise Refused("wrongType")
     return value
@@ -76,6 +81,16 @@ def _depth(value, level=1) -> int:
     if isinstance(value, list):
         return max([level] + [_depth(v, level + 1) for v in value])
     return level
+
+
+def _finite(value) -> bool:
+    if isinstance(value, Decimal):
+        return math.isfinite(float(value))
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_finite(v) for v in value)
+    return True
 
 
 def dump(value: dict) -> bytes:
@@ -221,8 +236,12 @@ def decode_control(data: bytes) -> tuple[str, dict]:
     kind = _string(obj, "type")
     if kind not in CONTROL_TYPES:
         raise Refused("unknownType")
-    inner_bytes = _base64(obj, "payload")
-    inner = load(inner_bytes, ENVELOPE_MAX)
+    return kind, decode_inner(kind, _base64(obj, "payload"))
+
+
+def decode_inner(kind: str, data: bytes) -> dict:
+    """BLEMESH-W4: the inner message of a control message of type `kind` (section 2.4)."""
+    inner = load(data, ENVELOPE_MAX)
     out: dict = {"timestamp": _number(inner, "timestamp")}
     ids = {"RREQ": ("requestID", "originID", "destinationID"), "RREP": ("requestID", "originID", "destinationID"),
            "RERR": ("errorID", "unreachableID", "reporterID"), "ANNOUNCE": ("deviceID",),
@@ -241,7 +260,7 @@ def decode_control(data: bytes) -> tuple[str, dict]:
     if kind == "ANNOUNCE":
         out["deviceName"] = _string(inner, "deviceName")
         out["hopCount"] = _int(inner, "hopCount", 0, 255, "ttlOutOfRange")
-    return kind, out
+    return out
 
 
 def encode_chunks(envelope: bytes, message_id: str, limit: int) -> list[bytes]:
@@ -358,12 +377,13 @@ class Node:
         key = (link, chunk["messageID"])
         assembly = self.assemblies.get(key)
         if assembly is None:
-            assembly = self.assemblies[key] = {"since": now, "total": chunk["total"], "pieces": {}}
+            assembly = self.assemblies[key] = {"since": now, "total": chunk["total"], "pieces": {}, "bytes": 0}
             while len(self.assemblies) > REASSEMBLIES_MAX:
                 self.assemblies.popitem(last=False)
         if chunk["total"] != assembly["total"] or chunk["index"] in assembly["pieces"]:
             return
-        if len(chunk["payload"]) > PIECE_MAX:  # more than a reassembly may hold per chunk
+        assembly["bytes"] += len(chunk["payload"])
+        if assembly["bytes"] > CHUNKS_MAX * PIECE_MAX:  # more than a reassembly may hold
             del self.assemblies[key]
             return
         assembly["pieces"][chunk["index"]] = chunk["payload"]
