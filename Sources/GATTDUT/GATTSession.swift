@@ -103,7 +103,7 @@ final class GATTSession: DUTSession {
             }
             try write(bytes, adapter, up)
         case .command:
-            throw CheckNotApplicable("needs an upper tester: the GATT driver has no channel to the DUT's app")
+            throw CheckNotApplicable("needs an upper tester: the GATT driver has no channel to the DUT's app (meshconform run --prompt asks the person at the bench)")
         case .timer:
             throw TesterError("timer events are not sent to a GATT DUT")
         }
@@ -199,6 +199,8 @@ final class GATTSession: DUTSession {
             } catch .operationFailed(_, .busy) where retry == 0 {
                 // The previous attempt's cancellation is still under way: let the host finish it.
                 try settle(adapter, for: .milliseconds(500))
+            } catch .operationFailed(_, .busy) {
+                throw StepFailed(text: "tester \(n) connecting: its controller has not ended the previous attempt's cancellation (busy)")
             } catch {
                 try environmental(adapter, error)
                 throw StepFailed(text: "tester \(n) connecting: no connection within \(timeout) (\(brief(error)))")

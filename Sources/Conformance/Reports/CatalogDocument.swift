@@ -88,6 +88,29 @@ public enum CatalogDocument {
         0-100 ms; blemesh relays within 10-80 ms (the union of its per-degree windows) and answers
         control messages within 1 s.
 
+        ## Operator prompts: the app as upper tester, by hand
+
+        A phone's app is not scriptable from the tester, so over the air the checks that need the app
+        (`upperTester`: app sends, deliveries, acknowledgements shown to the user) are NA, unless a
+        person at the bench plays the upper tester. `meshconform run --prompt` asks them, in the manner
+        of PTS MMI dialogs, on the terminal:
+
+        - **send**: "send the text "meshconform ack probe" from the device to ID, then answer y": they
+          type it in the app and answer `y` (`n`: the app cannot; INCONC). The check then judges what
+          the device put on the air.
+        - **delivery**: "does the device show the message "TEXT" from ID?": `y` once, `n` not at all, or
+          the number of times it is shown. Not shown is a FAIL (the app did not get the message); shown
+          twice fails the checks that want it once.
+        - **acknowledgement**: "does the device show the message it sent, "TEXT", as delivered?" `y`/`n`.
+
+        No answer within `--prompt-timeout S` (default 120) is INCONC with the prompt in the reason;
+        the time a prompt takes does not count against `checkBudgetSeconds`. `--prompt` turns
+        `upperTester` on. `--prompt-answers FILE` answers from a file instead, one JSON object per
+        line, the first unused line that matches answering: `{"check": "DDP/BV-05", "kind": "delivery",
+        "answer": "y"}` (`check` a glob over ids, default `*`; `kind` `send`, `delivery` or
+        `acknowledgement`, default any; `answer` `y`, `n`, a count, or `none` for no answer). Every
+        question and answer is in the check's evidence.
+
 
         """
 
@@ -116,12 +139,13 @@ public enum CatalogDocument {
           downward, and each unit is an arrow from sender to receiver (blue: to the DUT, orange:
           from it; dashed grey: link up and down; dashed green: app deliveries and upper-tester
           commands) with the tester's decoding on the right. Tester notes are yellow bands, DUT log
-          lines a dot on the DUT's lane. A pause of 500 ms or more breaks the lifelines and says
-          how long it was. Hover a unit for its time, route and bytes (hex and ASCII).
+          lines a dot on the DUT's lane. In a FAIL's chart a red ▶ marks the units its *seen* names.
+          A pause of 500 ms or more breaks the lifelines and says how long it was. Hover a unit for
+          its time, route and bytes (hex and ASCII).
 
-        A chart shows at most 200 entries: the first 120 and the last 80 (a FAIL's cause is often at
-        the end), with a row saying how many were left out and over what time; the JSON report has
-        them all. Everything the DUT produced (bytes, decodings, log lines, its name) is escaped:
+        A chart shows at most 200 entries: the first 120, the last 80 (a FAIL's cause is often at the
+        end) and those the verdict names, with a row for each stretch left out saying how many
+        entries over what time; the JSON report has them all. Everything the DUT produced (bytes, decodings, log lines, its name) is escaped:
         a DUT cannot put markup in the page.
 
 
