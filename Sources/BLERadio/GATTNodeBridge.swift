@@ -33,7 +33,7 @@ public final class GATTNodeBridge {
         case dropped(LinkID, bytes: Int, why: String)
         case delivered(AppMessage)
         case acknowledged(String)
-        /// The last central left and the node was replaced by a fresh one (`freshNode`).
+        /// The last link (either role) went and the node was replaced by a fresh one (`freshNode`).
         case reset
 
         public var description: String {
@@ -51,7 +51,7 @@ public final class GATTNodeBridge {
             case .dropped(let l, let n, let why): "node -> \(l): \(n) bytes dropped: \(why)"
             case .delivered(let m): "delivered message \(m.messageID) from \(m.origin): \(m.payload.count) bytes"
             case .acknowledged(let id): "message \(id) acknowledged"
-            case .reset: "no central left: the node starts afresh (same identity)"
+            case .reset: "no link left in either role: the node starts afresh (same identity)"
             }
         }
     }
@@ -78,9 +78,9 @@ public final class GATTNodeBridge {
     /// go out after the central's MTU exchange instead of being dropped at ATT_MTU 23.
     private var links: Set<UInt16> = []
     private let notes: (Note) -> Void
-    /// When set, the node is replaced by a fresh one each time its last central disconnects:
-    /// the conformance suite runs every check on a fresh DUT, and over the air the only way
-    /// to give it one is a node that forgets everything when idle (`meshconform node --fresh-when-idle`).
+    /// When set, the node is replaced by a fresh one each time its last link (either role)
+    /// goes: a test aid (`meshconform node --fresh-when-idle`) so that a crashed node comes
+    /// back for over-the-air fuzzing; no real device does it.
     public var freshNode: (() -> Node)?
     /// The central role (nil: peripheral only). Set before `start`.
     public var central: CentralOptions?

@@ -59,7 +59,7 @@ struct NodeCommand: ParsableCommand {
     @Option(help: "Outgoing (central) links at most.")
     var maxCentralLinks = 3
 
-    @Flag(help: "Start afresh (same identity, empty caches and routes) whenever the last central disconnects: the suite's fresh DUT per check, over the air.")
+    @Flag(help: "A test aid, no real device does it: start afresh (same identity, empty caches and routes) whenever its last link, in either role, goes.")
     var freshWhenIdle = false
 
     func run() throws {
