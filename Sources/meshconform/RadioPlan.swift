@@ -88,7 +88,14 @@ extension RunCommand {
                 print("note: upperTester is declared, but the GATT driver has no channel to the DUT's app: checks that need it are NA (--prompt asks you instead)")
                 caps.upperTester = false
             }
-            try learnIdentity(driver, &caps)
+            do {
+                try learnIdentity(driver, &caps)
+            } catch {
+                // The air lost a read, or the device is slow to accept: the run goes on, and
+                // its link set-up says whether the DUT can be reached at all.
+                if error.isAdapterFailure { throw error }
+                print("note: could not read the DUT's node id characteristic (\(error)); going on without it")
+            }
             if dutConnects { driver.options.linkSetup = GATTDriver.Options.dutConnectsFirst }
             return Plan(driver: driver, capabilities: [caps], radio: driver)
         } catch let error as GATTDriverError {

@@ -71,7 +71,7 @@ public enum CatalogDocument {
 
         | key | type | default | meaning |
         |---|---|---|---|
-        | `dialect` | string | (required) | `relay` or `blemesh` |
+        | `dialect` | string | (required) | `relay`, `blemesh`, `bitchat`, `simple`, `camp` or `peat` |
         | `relay` | bool | true | relays messages addressed to others |
         | `acks` | bool | true | acks messages addressed to it |
         | `beacons` | bool | true for relay | sends and relays beacons |
