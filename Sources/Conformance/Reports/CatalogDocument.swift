@@ -57,6 +57,7 @@ public enum CatalogDocument {
         }
         md += capabilitiesSection
         md += htmlReportSection
+        md += phoneSection
         md += "## Mutants\n\n| mutant | deviation |\n|---|---|\n"
         for fault in Fault.allCases { md += "| `\(fault.rawValue)` | \(fault.summary) |\n" }
         return md
@@ -166,6 +167,28 @@ public enum CatalogDocument {
         end) and those the verdict names, with a row for each stretch left out saying how many
         entries over what time; the JSON report has them all. Everything the DUT produced (bytes, decodings, log lines, its name) is escaped:
         a DUT cannot put markup in the page.
+
+
+        """
+
+    static let phoneSection = """
+        ## A phone as the DUT
+
+        `meshconform --adapter hci0 --target AA:BB:CC:DD:EE:FF` runs this catalog against a phone
+        over the air; docs/radio.md ("A phone as the DUT, step by step") says what to install, how to
+        free the adapter from bluetoothd, how to set up the phone (app open, in the foreground, screen
+        on) and how to find its address. On the air:
+        - the phone keeps its state for the whole run, so every check uses identifiers unique to the
+          run, and it may connect to the tester's identities by itself (those links are tester links);
+        - **NA** means the bench cannot make the check (more links than the adapters' identities give,
+          the app as upper tester without `--prompt`, a unit over 512 bytes, an identity the phone never
+          told), with the reason;
+        - **INCONC** means the air did not let the check decide (a connect, MTU exchange, discovery or
+          subscription failed after its retries, a wait past `checkBudgetSeconds`, the phone out of
+          reach), never a verdict on the phone;
+        - a capabilities file gives what the air does not carry: `timingSlackMs` (150 by default on
+          the air, for the phone's connection interval), `checkBudgetSeconds` (330 to decide the
+          retention checks), `address` (its mesh id, when it neither serves nor sends it).
 
 
         """
