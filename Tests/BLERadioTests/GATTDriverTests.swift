@@ -138,7 +138,7 @@ import Testing
     /// A controller whose peer (the DUT, C0:01:02:03:04:05) connects to the tester as central
     /// as soon as the tester advertises, subscribes to the tester's packet characteristic and
     /// writes `announce` into it.
-    static func connectingDUT(cccd: UInt16, packet valueHandle: UInt16, announce: [UInt8]) -> ScriptedTransport {
+    static func connectingDUT(cccd: UInt16, packet valueHandle: UInt16, announce: [UInt8], dropOnNotification reason: UInt8? = nil) -> ScriptedTransport {
         let dut: [UInt8] = [0xC0, 1, 2, 3, 4, 5]
         let base = willing(reports: [report(dut, AdvertisingData.forService(GATTBinding.relay.service)!.encoded())])
         return ScriptedTransport { packet in
@@ -153,6 +153,10 @@ import Testing
                 let write: [UInt8] = [0x52, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)] + announce    // Write Command: a packet
                 out.append(acl(att: subscribe))
                 out.append(acl(att: write))
+            }
+            // A notification from the tester: the link drops with `reason`.
+            if let reason, case .acl(let p) = packet, p.count > 8, p[8] == 0x1B {
+                out.append(try! H4Packet(decoding: [0x04, 0x05, 4, 0x00, 0x40, 0x00, reason]))
             }
             // HCI Disconnect: Command Status, then Disconnection Complete (reason 0x16, local host).
             if case .command(let p) = packet, p.count > 4, p[0] == 0x06, p[1] == 0x04 {
@@ -204,5 +208,31 @@ import Testing
         let enables = transport.sent.filter { Array($0.encoded().prefix(5)) == [0x01, 0x0A, 0x20, 0x01, 0x01] }
         #expect(enables.count == 1)
         #expect(session.close() == nil)
+    }
+
+    /// A link the air loses (supervision timeout) makes the check undecidable: the session
+    /// throws `LinkFailure` from the wait that saw it. The DUT ending the link itself (0x13) is
+    /// its own doing: the check sees the drop and judges.
+    @Test(arguments: [(UInt8(0x08), true), (UInt8(0x13), false)])
+    func aLinkLostOnTheAirIsInconclusive(reason: UInt8, undecidable: Bool) throws {
+        var host = LEHost()
+        let registered = try host.registerService(GATTBinding.relay.serviceDefinition(nodeID: Array(repeating: 0, count: 16)))
+        let characteristic = try #require(registered.characteristic(GATTBinding.relay.packet.uuid))
+        let transport = Self.connectingDUT(cccd: try #require(characteristic.cccdHandle), packet: characteristic.valueHandle,
+                                           announce: [1], dropOnNotification: reason)
+        var options = GATTDriver.Options()
+        options.linkSetup = [.dutConnects]
+        let driver = try GATTDriver.open(transports: [transport], dialect: .relay, options: options)
+        #expect(try driver.locate(BluetoothAddress(string: "C0:01:02:03:04:05"), within: .seconds(1)))
+        let session = try driver.start(DUTSetup(dialect: .relay, address: NodeAddress(bytes: [1]), settings: [:], seed: 1))
+        try session.apply(.linkUp(LinkID(1), peer: NodeAddress(bytes: [2])))
+        try session.apply(.received([7, 7, 7], on: LinkID(1)))
+        if undecidable {
+            #expect(throws: LinkFailure.self) { _ = try session.wait(until: session.now + .milliseconds(50)) }
+        } else {
+            let outputs = try session.wait(until: session.now + .milliseconds(50))
+            #expect(outputs.contains { if case .disconnected(LinkID(1)) = $0.kind { true } else { false } })
+        }
+        _ = session.close()
     }
 }
