@@ -31,8 +31,10 @@ struct DedupCache<Key: Hashable, Value> {
     /// Keys currently remembered.
     var count: Int { slots.count }
 
-    /// Queue entries held, live or stale: the memory actually in use.
-    var footprint: Int { order.count }
+    /// Queue entries held, live or stale: the memory actually in use. Kept here rather than
+    /// read from the queue: the simulator asks every node for it after every event, and the
+    /// queue's count lives in its storage, one more cache miss per cache.
+    private(set) var footprint = 0
 
     func contains(_ key: Key, at now: Instant) -> Bool { value(for: key, at: now) != nil }
 
@@ -69,11 +71,13 @@ struct DedupCache<Key: Hashable, Value> {
         nextSerial &+= 1
         slots[key] = Slot(value: value, stamp: now, serial: nextSerial)
         order.append((key, now, nextSerial))
-        while order.count > capacity { dropFront() }
+        footprint += 1
+        while footprint > capacity { dropFront() }
     }
 
     private mutating func dropFront() {
         let entry = order.removeFirst()
+        footprint -= 1
         // Only the queue entry carrying the live serial owns the key; older ones are stale.
         if slots[entry.key]?.serial == entry.serial { slots[entry.key] = nil }
     }
