@@ -45,11 +45,13 @@ let package = Package(
         .target(name: "Conformance", dependencies: ["MeshNode", "MeshWire", "ChildProcess", "MeshFuzz"]),
         // An untrusted program on pipes, with deadlines and bounds: external decoders, process DUTs.
         .target(name: "ChildProcess"),
-        // libbluetooth-dev headers and library, for the Linux HCI user channel (HCI-NOTES.md).
-        .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        // The Linux Bluetooth socket calls of the HCI user channel and adapter listing, with the
+        // kernel's constants and structs declared in C: no BlueZ headers or library, so the package
+        // builds with the Swift toolchain alone (docs/radio.md, "Building").
+        .target(name: "CHCISocket"),
         // Byte movers under a BLE host: H4 packets over TCP, unix sockets and the HCI user
         // channel; adapter monikers; btsnoop capture files. No protocol logic.
-        .target(name: "HCITransport", dependencies: ["CBlueZ", "BLEHost"]),
+        .target(name: "HCITransport", dependencies: ["CHCISocket", "BLEHost"]),
         // The radio at run time: one LEHost over one transport on the wall clock, and the GATT
         // bridge that runs a MeshNode as a peripheral (`meshconform node`).
         .target(name: "BLERadio", dependencies: ["BLEHost", "HCITransport", "MeshNode", "MeshWire"]),
