@@ -108,6 +108,9 @@ struct RunCommand: ParsableCommand {
             throw UsageError("--dialect \(dialect.rawValue) contradicts the capabilities file, which declares \"\(declared.dialect.rawValue)\"")
         }
         if !adapter.isEmpty || target != nil || btsnoop != nil {
+            if declared?.clock == .tester {
+                throw UsageError("the capabilities file declares \"clock\": \"tester\", which only a process DUT (--dut-exec) can follow: a device on the air keeps its own clock; remove the key for radio runs")
+            }
             return try radioPlan(declared: declared, dialect: dialect)
         }
         if let command = dutExec {
@@ -117,7 +120,7 @@ struct RunCommand: ParsableCommand {
             // A process DUT runs on the wall clock behind two pipes: the default slack covers that.
             var caps = declared ?? Capabilities.process(d)
             caps.dialect = d
-            return Plan(driver: ProcessDriver(command: command), capabilities: [caps])
+            return Plan(driver: ProcessDriver(command: command, clock: caps.clock), capabilities: [caps])
         }
         let faults = try parseMutants()
         // Dialects without a conformance probe have no checks yet: by default they are left
