@@ -54,25 +54,37 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Wall-clock limit for the whole run, seconds; checks not started by then are INCONC.")
     var timeLimit: Double = 3600
 
+    @Option(help: "With --dut-exec: run this many checks at once, each with its own DUT process (the report is the same as with one).")
+    var jobs: Int = 1
+
     @Flag(name: .shortAndLong, help: "Show reasons and evidence for every check, not only for failures.")
     var verbose = false
 
     func run() throws {
         let plan = try makePlan()
+        guard jobs >= 1 else { throw UsageError("--jobs \(jobs): give at least 1") }
+        if jobs > 1, dutExec == nil {
+            throw UsageError("--jobs runs several DUT processes at once, so it needs --dut-exec (a device on the air is one device; the built-in node runs the catalog in a fraction of a second)")
+        }
         let started = ContinuousClock.now
+        let progress = CheckProgress()
         var sections: [RunReport.Section] = []
         for capabilities in plan.capabilities {
             let selected = try select(for: capabilities.dialect)
-            print("\(capabilities.dialect.rawValue): \(selected.count) checks against \(plan.driver.name)")
+            print("\(capabilities.dialect.rawValue): \(selected.count) checks against \(plan.driver.name)\(jobs > 1 ? ", \(jobs) at once" : "")")
+            progress.begin(capabilities.dialect.rawValue, total: selected.count)
             let runner = Runner(capabilities: capabilities, driver: plan.driver, seed: seed, timeLimit: .milliseconds(Int64(timeLimit * 1000)))
             let results: [CheckResult]
             do {
-                results = try runner.run(selected) { print(TextReport.line($0, verbose: verbose)) }
+                results = try runner.run(selected, jobs: jobs, progress: { progress.finished(TextReport.line($0, verbose: verbose)) },
+                                         activity: progress.activity)
             } catch {
+                progress.end()
                 throw UsageError("\(error)")
             }
             sections.append(RunReport.Section(capabilities: capabilities, results: results))
         }
+        progress.end()
         plan.radio?.close()
         let elapsed = ContinuousClock.now - started
         let report = RunReport(dut: plan.driver.name, seed: seed, sections: sections,

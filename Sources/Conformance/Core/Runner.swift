@@ -1,9 +1,10 @@
 import Foundation
 import MeshNode
+import Synchronization
 
 /// Runs checks against a DUT, one fresh DUT session per check, and turns whatever happens
 /// (a failed expectation, a crashed or silent DUT, a tester bug) into a verdict.
-public struct Runner {
+public struct Runner: Sendable {
     public var capabilities: Capabilities
     public var driver: any DUTDriver
     public var seed: UInt64
@@ -25,27 +26,90 @@ public struct Runner {
         }
     }
 
-    /// Runs `checks` in order. Stops with `DUTUnavailable` as soon as the DUT cannot be started
-    /// at all: every further check would only repeat that.
-    public func run(_ checks: [Check], progress: (CheckResult) -> Void = { _ in }) throws(DUTUnavailable) -> [CheckResult] {
-        let clock = ContinuousClock()
-        let runStart = clock.now
-        var results: [CheckResult] = []
-        for check in checks {
-            let result: CheckResult
-            if clock.now - runStart > timeLimit {
-                result = CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .inconclusive,
-                                     reason: "not run: the run's time limit of \(timeLimit) was reached")
-            } else {
-                let started = clock.now
-                var r = try attempt(check)
-                r.wallSeconds = (clock.now - started).seconds
-                result = r
+    /// Runs `checks`, up to `jobs` at once (each in its own DUT session: `--jobs` for process
+    /// DUTs, whose sessions are separate programs). Results, and the calls to `progress`, come
+    /// in the order of `checks` whatever order they finish in, so a report does not depend on
+    /// `jobs`. `activity` is told (from any thread) as each check starts and ends. Stops with
+    /// `DUTUnavailable` as soon as the DUT cannot be started at all: every further check would
+    /// only repeat that.
+    public func run(_ checks: [Check], jobs: Int = 1, progress: (CheckResult) -> Void = { _ in },
+                    activity: @escaping @Sendable (Check, CheckActivity) -> Void = { _, _ in }) throws(DUTUnavailable) -> [CheckResult] {
+        let runStart = ContinuousClock.now
+        guard jobs > 1, checks.count > 1 else {
+            var results: [CheckResult] = []
+            for check in checks {
+                activity(check, .started)
+                let result = try timed(check, runStart: runStart)
+                activity(check, .ended)
+                progress(result)
+                results.append(result)
             }
-            progress(result)
-            results.append(result)
+            return results
         }
-        return results
+        return try runConcurrently(checks, jobs: min(jobs, checks.count), runStart: runStart, activity: activity, progress: progress)
+    }
+
+    /// `check` with its wall time, or INCONC unrun once the run's time limit is reached.
+    private func timed(_ check: Check, runStart: ContinuousClock.Instant) throws(DUTUnavailable) -> CheckResult {
+        let started = ContinuousClock.now
+        guard started - runStart <= timeLimit else {
+            return CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .inconclusive,
+                               reason: "not run: the run's time limit of \(timeLimit) was reached")
+        }
+        var result = try attempt(check)
+        result.wallSeconds = (ContinuousClock.now - started).seconds
+        return result
+    }
+
+    /// What the workers of `runConcurrently` share.
+    private struct Workload {
+        var next = 0
+        var results: [CheckResult?]
+        var unavailable: DUTUnavailable?
+        var workers: Int
+    }
+
+    /// `jobs` threads take the next check in catalog order until none is left; this thread
+    /// hands each result to `progress` as soon as every check before it has finished.
+    private func runConcurrently(_ checks: [Check], jobs: Int, runStart: ContinuousClock.Instant, activity: @escaping @Sendable (Check, CheckActivity) -> Void,
+                                 progress: (CheckResult) -> Void) throws(DUTUnavailable) -> [CheckResult] {
+        let shared = Mutex(Workload(results: Array(repeating: nil, count: checks.count), workers: jobs))
+        let changed = DispatchSemaphore(value: 0)
+        for _ in 0..<jobs {
+            Thread.detachNewThread { [self] in
+                while let index = shared.withLock({ w -> Int? in
+                    guard w.unavailable == nil, w.next < checks.count else { return nil }
+                    defer { w.next += 1 }
+                    return w.next
+                }) {
+                    activity(checks[index], .started)
+                    do throws(DUTUnavailable) {
+                        let result = try timed(checks[index], runStart: runStart)
+                        shared.withLock { $0.results[index] = result }
+                    } catch {
+                        shared.withLock { $0.unavailable = $0.unavailable ?? error }
+                    }
+                    activity(checks[index], .ended)
+                    changed.signal()
+                }
+                shared.withLock { $0.workers -= 1 }
+                changed.signal()
+            }
+        }
+        var released = 0
+        while true {
+            changed.wait()
+            let (ready, unavailable, workers) = shared.withLock { w in
+                (w.results[released...].prefix { $0 != nil }.map { $0! }, w.unavailable, w.workers)
+            }
+            for result in ready { progress(result) }
+            released += ready.count
+            if let unavailable, workers == 0 { throw unavailable }
+            if released == checks.count {
+                // The workers are past their last check; they only have to notice there is no next.
+                return shared.withLock { $0.results.map { $0! } }
+            }
+        }
     }
 
     /// One check; a DUT that cannot be started is an ERROR here.
@@ -118,6 +182,11 @@ public struct Runner {
         for byte in id.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01B3 }
         return h
     }
+}
+
+/// What `Runner.run` tells its `activity` observer about a check.
+public enum CheckActivity: Sendable {
+    case started, ended
 }
 
 extension DialectName {
