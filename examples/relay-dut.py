@@ -14,7 +14,9 @@ whole catalog, the 5-minute cache retention check included, runs in seconds.
 
 --no-dedup makes it the deliberately broken variant: it behaves like the original app
 (relay.md section 7, rows 3 and 5): no de-duplication cache, and no check for its own
-frames and beacons coming back. meshconform's DDP checks fail it.
+frames and beacons coming back. meshconform's DDP checks fail it. --retention SECONDS
+shortens how long the cache remembers (the page's minimum is 300 s): with 60, only the
+retention check (DDP/BV-07) fails.
 
 Needs Python 3.11 and the `cryptography` package.
 """
@@ -187,14 +189,14 @@ class Keyring:
 
 
 class Cache:
-    """Entries kept RETENTION seconds after their last write, oldest evicted first (RELAY-R3)."""
+    """Entries kept `retention` seconds after their last write, oldest evicted first (RELAY-R3)."""
 
-    def __init__(self):
-        self.entries = OrderedDict()
+    def __init__(self, retention=RETENTION):
+        self.entries, self.retention = OrderedDict(), retention
 
     def get(self, key, now):
         entry = self.entries.get(key)
-        if entry is None or now - entry[0] >= RETENTION:
+        if entry is None or now - entry[0] >= self.retention:
             return None
         return entry[1]
 
@@ -219,10 +221,10 @@ class Clock:
 
 
 class RelayNode:
-    def __init__(self, keyring, rng, clock, dedup=True):
+    def __init__(self, keyring, rng, clock, dedup=True, retention=RETENTION):
         self.keyring, self.me, self.rng, self.clock, self.dedup = keyring, keyring.id, rng, clock, dedup
         self.links = set()
-        self.seen = Cache()        # ("F", origin, seq) / ("B", origin, seqNo) -> (ingress, relayed)
+        self.seen = Cache(retention)      # ("F", origin, seq) / ("B", origin, seqNo) -> (ingress, relayed)
         self.last_seq_no = Cache()  # beacon origin -> last seqNo (RELAY-R10.2)
         self.ack_routes = Cache()   # seq -> ingress links of the frames relayed with it (R7.2)
         self.own = OrderedDict()    # seq of frames we originated, until acked (R7.3)
@@ -413,6 +415,7 @@ class Tester:
 def main():
     options = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     options.add_argument("--no-dedup", action="store_true", help="the broken variant: no de-duplication")
+    options.add_argument("--retention", type=float, default=RETENTION, help="seconds the de-duplication cache remembers")
     args = options.parse_args()
 
     tester = Tester(sys.stdin.fileno())
@@ -421,7 +424,7 @@ def main():
         sys.exit(f"relay-dut: expected a version 1 start frame for the relay dialect, got {start}")
     keyring = Keyring(start["settings"])
     clock = Clock(tester_driven=start.get("clock") == "tester")
-    node = RelayNode(keyring, random.Random(int(start["seed"])), clock, dedup=not args.no_dedup)
+    node = RelayNode(keyring, random.Random(int(start["seed"])), clock, dedup=not args.no_dedup, retention=args.retention)
     if clock.tester_driven:
         node.emit(type="ready", version=1, clock="tester")  # confirms: timers run on `time` lines
     else:

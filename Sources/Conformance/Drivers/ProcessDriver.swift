@@ -17,10 +17,6 @@ public struct ProcessDriver: DUTDriver {
     public static let maxOutputBytesPerSession = 64 << 20
     /// Bytes of the DUT's stderr kept for diagnostics.
     public static let stderrTailBytes = 4096
-    /// On the tester's clock: the most `time` lines one session sends. Each one fires at
-    /// least one of the DUT's timers, so more means a timer loop that keeps virtual time
-    /// from advancing (a 1 ms ticker for an hour would need 3.6 million).
-    public static let maxTimeStepsPerSession = 50_000
 
     public var command: String
     /// From spawning to the `ready` line (interpreters that import crypto libraries are slow
@@ -34,15 +30,20 @@ public struct ProcessDriver: DUTDriver {
     public var clock: DUTClock
     /// On the tester's clock: the longest the DUT may take to answer one line with `idle`.
     public var stepTimeout: Duration
+    /// On the tester's clock: the most `time` lines one session sends. Each one fires at
+    /// least one of the DUT's timers, so more means a timer loop that keeps virtual time
+    /// from advancing (the relay example needs about 150 for a 5-minute wait).
+    public var maxTimeSteps: Int
 
     public init(command: String, clock: DUTClock = .wall, startTimeout: Duration = .seconds(10), writeTimeout: Duration = .seconds(2),
-                stopGrace: Duration = .milliseconds(500), stepTimeout: Duration = .seconds(5)) {
+                stopGrace: Duration = .milliseconds(500), stepTimeout: Duration = .seconds(5), maxTimeSteps: Int = 50_000) {
         self.command = command
         self.clock = clock
         self.startTimeout = startTimeout
         self.writeTimeout = writeTimeout
         self.stopGrace = stopGrace
         self.stepTimeout = stepTimeout
+        self.maxTimeSteps = maxTimeSteps
     }
 
     public var name: String { clock == .tester ? "process on the tester's clock: \(command)" : "process: \(command)" }
@@ -250,8 +251,8 @@ final class ProcessSession: DUTSession {
     /// for the `idle` that says the DUT ran every timer due by then.
     private func advanceDUT(to instant: Instant) throws {
         timeSteps += 1
-        guard timeSteps <= ProcessDriver.maxTimeStepsPerSession else {
-            throw fail("the DUT's timers asked for more than \(ProcessDriver.maxTimeStepsPerSession) time steps in one check, \(virtualNow) into it (a timer loop)")
+        guard timeSteps <= driver.maxTimeSteps else {
+            throw fail("the DUT's timers asked for more than \(driver.maxTimeSteps) time steps in one check, \(virtualNow) into it (a timer loop)")
         }
         told = instant
         try send([("type", .string("time")), ("nowUs", .integer(Int(instant.nanoseconds / 1000)))])
