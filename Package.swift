@@ -25,15 +25,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
-        // Raw DEFLATE and zlib for bitchat's compressed payloads (zlib itself, not our own inflate).
-        .package(url: "https://github.com/adam-fowler/compress-nio", exact: "1.5.0"),
     ],
     targets: [
         // Wire codecs: bytes <-> values. Pure: no I/O, no clock, no randomness.
         .target(name: "MeshWire", dependencies: [
             .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "CompressNIO", package: "compress-nio"),
+            "CZlib",
         ]),
+        // zlib itself for bitchat's raw DEFLATE and zlib payloads (zlib1g-dev, on the Swift
+        // toolchain's Debian images; docs/performance.md has why not compress-nio).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The reference node, sans-IO: events and time in, actions out. Per-dialect rules.
         .target(name: "MeshNode", dependencies: ["MeshWire", .product(name: "DequeModule", package: "swift-collections")]),
         // Discrete-event simulator of many MeshNodes on a virtual clock.
