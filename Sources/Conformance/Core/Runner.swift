@@ -142,6 +142,10 @@ public struct Runner: Sendable {
             session = try driver.start(try probe.setup(capabilities: capabilities, seed: Self.seed(seed, check.id)))
         } catch let unavailable as DUTUnavailable {
             throw unavailable
+        } catch let e as LinkFailure {
+            result.verdict = .inconclusive
+            result.reason = e.description
+            return result
         } catch {
             result.verdict = error is DUTFailure ? .fail : .error
             result.reason = "could not start the DUT: \(error)"
@@ -164,6 +168,9 @@ public struct Runner: Sendable {
             result.reason = e.reason
         } catch let e as DUTFailure {
             result.verdict = .fail
+            result.reason = e.description
+        } catch let e as LinkFailure {
+            result.verdict = .inconclusive
             result.reason = e.description
         } catch {
             result.verdict = .error
