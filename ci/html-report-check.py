@@ -2,11 +2,15 @@
 """Checks an HTML report as Chromium rendered it (ci/test, step "HTML report").
 
 usage: html-report-check.py REPORT.json DOM.html SCREENSHOT.png
+       html-report-check.py --hostile DOM.html MARKER
 
 - DOM.html (chromium --dump-dom, after the page's script ran) has one row (details.check) per
   check of the JSON report of the same run, in the same order with the same verdicts, and a
   sequence chart (svg.msc) in every FAIL's row, which is open;
 - SCREENSHOT.png is not blank: its pixels vary, and the FAIL red is on it.
+With --hostile, DOM.html is the report of ci/hostile-dut.py: every element in it is one the
+renderer writes, there is one script (the page's own), the title is untouched, and the DUT's
+text, MARKER included, is on the page as text.
 Standard library only: the PNG is decoded here (8-bit RGB or RGBA, as Chromium writes them).
 """
 import html.parser
@@ -38,6 +42,50 @@ class Rows(html.parser.HTMLParser):
     def handle_endtag(self, tag):
         if tag == "details" and self.depth:
             self.depth -= 1
+
+
+class Elements(html.parser.HTMLParser):
+    """Every element's name, the title, and the text."""
+
+    RENDERER = {"html", "head", "meta", "title", "style", "body", "header", "div", "span", "h1", "dl", "dt", "dd",
+                "button", "b", "nav", "input", "main", "details", "summary", "h4", "p", "a", "figure", "figcaption",
+                "svg", "line", "g", "rect", "text", "path", "circle", "footer", "pre", "code", "script"}
+
+    def __init__(self):
+        super().__init__()
+        self.names, self.scripts, self.text, self.title, self.in_title = set(), 0, [], "", False
+
+    def handle_starttag(self, tag, attrs):
+        self.names.add(tag)
+        self.scripts += tag == "script"
+        self.in_title = tag == "title"
+
+    def handle_endtag(self, tag):
+        self.in_title = False
+
+    def handle_data(self, data):
+        self.text.append(data)
+        if self.in_title:
+            self.title += data
+
+
+def hostile(dom_path, marker):
+    page = Elements()
+    page.feed(open(dom_path, encoding="utf-8").read())
+    text = "".join(page.text)
+    problems = []
+    if page.names - Elements.RENDERER:
+        problems.append(f"elements the renderer never writes: {sorted(page.names - Elements.RENDERER)}")
+    if page.scripts != 1:
+        problems.append(f"{page.scripts} scripts")
+    if "pwned" in page.title:
+        problems.append(f"the DUT's script ran: title {page.title!r}")
+    if text.count(marker) < 3:
+        problems.append(f"the DUT's text is not on the page as text ({text.count(marker)} times {marker})")
+    if problems:
+        print("\n".join(problems))
+        sys.exit(1)
+    print(f"hostile DUT: its markup is on the page {text.count(marker)} times, as text; {len(page.names)} kinds of element, all the renderer's")
 
 
 def png_pixels(path):
@@ -82,6 +130,8 @@ def png_pixels(path):
 
 
 def main():
+    if sys.argv[1] == "--hostile":
+        return hostile(sys.argv[2], sys.argv[3])
     report_path, dom_path, png_path = sys.argv[1:4]
     report = json.load(open(report_path))
     results = [(d["dialect"], r["id"], r["verdict"]) for d in report["dialects"] for r in d["results"]]

@@ -58,9 +58,9 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
     /// Set when a tester adapter failed (transport closed, controller error): every later
     /// check is ERROR and the CLI stops with exit 2 and this text.
     public private(set) var adapterFailure: String?
-    /// Set when the DUT became unreachable (`unreachableAfter` consecutive checks whose links
-    /// could not be brought up): every later check is INCONC without being tried, and the CLI
-    /// ends with one summary line and exit 1.
+    /// Why the DUT is unreachable, once `unreachableAfter` checks in a row could not bring
+    /// their links up: every later check is INCONC without being tried, and the CLI ends with
+    /// one summary line and exit 1.
     public private(set) var unreachable: String?
     /// Checks in a row whose links could not be brought up, and the last one's reason.
     private var linkSetupFailures = 0
@@ -246,7 +246,7 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
         if let linkSetupFailure {
             linkSetupFailures += 1
             if options.unreachableAfter > 0, linkSetupFailures >= options.unreachableAfter, unreachable == nil {
-                unreachable = "the DUT (\(target?.string ?? "?")) became unreachable: the links of \(linkSetupFailures) checks in a row could not be brought up; the last: \(linkSetupFailure)"
+                unreachable = "the links of \(linkSetupFailures) checks in a row could not be brought up; the last: \(linkSetupFailure)"
             }
         } else if linkCameUp {
             linkSetupFailures = 0

@@ -103,7 +103,7 @@ final class GATTSession: DUTSession {
             }
             try write(bytes, adapter, up)
         case .command:
-            throw CheckNotApplicable("needs an upper tester: the GATT driver has no channel to the DUT's app")
+            throw CheckNotApplicable("needs an upper tester: the GATT driver has no channel to the DUT's app (meshconform run --prompt asks the person at the bench)")
         case .timer:
             throw TesterError("timer events are not sent to a GATT DUT")
         }
@@ -123,6 +123,7 @@ final class GATTSession: DUTSession {
                 }
             }
         } while ContinuousClock.now < end
+        if let failure { throw failure }
         pending.sort { $0.at < $1.at }
         let due = pending.filter { $0.at <= deadline }
         pending.removeAll { $0.at <= deadline }
@@ -199,6 +200,8 @@ final class GATTSession: DUTSession {
             } catch .operationFailed(_, .busy) where retry == 0 {
                 // The previous attempt's cancellation is still under way: let the host finish it.
                 try settle(adapter, for: .milliseconds(500))
+            } catch .operationFailed(_, .busy) {
+                throw StepFailed(text: "tester \(n) connecting: its controller has not ended the previous attempt's cancellation (busy)")
             } catch {
                 try environmental(adapter, error)
                 throw StepFailed(text: "tester \(n) connecting: no connection within \(timeout) (\(brief(error)))")
@@ -258,6 +261,7 @@ final class GATTSession: DUTSession {
             let settled = { (c: Inbound) in !c.writes.isEmpty || c.subscribedAt.map { ContinuousClock.now >= $0 + self.driver.options.dutLinkSettle } == true }
             if let (handle, candidate) = inbound[n]?.first(where: { $0.value.subscribed != nil && settled($0.value) }), let packet = candidate.subscribed {
                 inbound[n]?[handle] = nil
+                pending.append(DUTOutput(at: now, kind: .log("\(adapter.link) is the DUT's own connection to tester \(n): the tester notifies, the DUT writes")))
                 for write in candidate.writes {
                     try record(DUTOutput(at: instant(write.at), kind: .sent(write.value, on: adapter.link)))
                 }
@@ -400,12 +404,23 @@ final class GATTSession: DUTSession {
                 dropped.insert(n)
                 try record(DUTOutput(at: instant(at), kind: .disconnected(adapter.link)))
                 try record(DUTOutput(at: instant(at), kind: .log("\(adapter.link) dropped (HCI reason 0x\(String(reason, radix: 16)))")))
+                if let cause = Self.lostOnTheAir[reason] {
+                    // Not the DUT's doing: what it did not send on that link afterwards says nothing.
+                    failure = LinkFailure("\(adapter.link) was lost on the air (HCI reason 0x\(String(reason, radix: 16)), \(cause)), not ended by the DUT: the check cannot be decided")
+                }
             }
             if awaiting.contains(n) { try run(adapter) { () throws(RadioError) in try adapter.readvertise() } }
         default:
             break
         }
     }
+
+    /// Disconnection reasons (Core Vol 1 Part F) that mean the radio link failed rather than the
+    /// DUT ending it (0x13 remote user terminated, 0x14 low resources, 0x15 power off: its choice).
+    static let lostOnTheAir: [UInt8: String] = [
+        0x08: "supervision timeout", 0x22: "link layer response timeout", 0x28: "instant passed",
+        0x3E: "connection failed to be established",
+    ]
 
     private func record(_ output: DUTOutput) throws {
         produced += 1
@@ -432,15 +447,11 @@ final class GATTSession: DUTSession {
     /// Throws `TesterError` (and marks the driver failed, which stops the run) when `error` is
     /// the adapter's own: transport closed, controller failed, event flood. Returns otherwise.
     private func environmental(_ adapter: TesterAdapter, _ error: RadioError) throws {
-        switch error {
-        case .transport, .controllerFailed, .eventFlood:
-            let text = "tester adapter \(adapter.runtime.transport.name) failed: \(error)"
-            driver.markFailed(text)
-            failure = TesterError(text)
-            throw failure!
-        case .timeout, .operationFailed:
-            return
-        }
+        guard error.isAdapterFailure else { return }
+        let text = "tester adapter \(adapter.runtime.transport.name) failed: \(error)"
+        driver.markFailed(text)
+        failure = TesterError(text)
+        throw failure!
     }
 
     /// Runs a runtime call whose failure can only be the adapter's: `TesterError`, or

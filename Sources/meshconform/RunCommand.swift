@@ -18,7 +18,7 @@ struct RunCommand: ParsableCommand {
             Exit status: 0 every applicable check passed, 1 a check FAILed or ended in ERROR, 2 bad use.
             """)
 
-    @Option(help: "Dialect to test (default: every dialect for the built-in node; the capabilities file's otherwise).")
+    @Option(help: "Dialect to test (default: every dialect for the built-in node; the capabilities file's otherwise; with --adapter, detected from the target's advertised services or GATT database).")
     var dialect: String?
 
     @Option(help: "HCI adapter: hci0, tcp:HOST:PORT, unix:PATH (repeat for more tester identities).")
@@ -63,23 +63,39 @@ struct RunCommand: ParsableCommand {
     @Option(help: "With --dut-exec: run this many checks at once, each with its own DUT process (the report is the same as with one).")
     var jobs: Int = 1
 
+    @Flag(help: "Be the DUT's upper tester by hand: checks that need the app (sends, deliveries, acknowledgements shown) ask you on the terminal, PTS MMI style (docs/checks.md, \"Operator prompts\").")
+    var prompt = false
+
+    @Option(help: "Answer the operator prompts from this file of JSON lines ({\"check\": \"DDP/BV-05\", \"kind\": \"delivery\", \"answer\": \"y\"}) instead of the terminal.")
+    var promptAnswers: String?
+
+    @Option(help: "Seconds to wait for an answer to a prompt; no answer is INCONC.")
+    var promptTimeout: Double = 120
+
     @Flag(name: .shortAndLong, help: "Show reasons and evidence for every check, not only for failures.")
     var verbose = false
 
     func run() throws {
         let plan = try makePlan()
+        let upperTester = try makeOperator()
         guard jobs >= 1 else { throw UsageError("--jobs \(jobs): give at least 1") }
         if jobs > 1, dutExec == nil {
             throw UsageError("--jobs runs several DUT processes at once, so it needs --dut-exec (a device on the air is one device; the built-in node runs the catalog in a fraction of a second)")
         }
+        if jobs > 1, upperTester != nil {
+            throw UsageError("--jobs cannot be combined with operator prompts: one person answers one prompt at a time")
+        }
         let started = ContinuousClock.now
-        let progress = CheckProgress()
+        // No live line under operator prompts: it would be redrawn over the question.
+        let progress = CheckProgress(live: upperTester == nil && isatty(STDOUT_FILENO) != 0)
         var sections: [RunReport.Section] = []
-        for capabilities in plan.capabilities {
+        for var capabilities in plan.capabilities {
+            if upperTester != nil { capabilities.upperTester = true }
             let selected = try select(for: capabilities.dialect)
             print("\(capabilities.dialect.rawValue): \(selected.count) checks against \(plan.driver.name)\(jobs > 1 ? ", \(jobs) at once" : "")")
             progress.begin(capabilities.dialect.rawValue, total: selected.count)
-            let runner = Runner(capabilities: capabilities, driver: plan.driver, seed: seed, timeLimit: .milliseconds(Int64(timeLimit * 1000)))
+            var runner = Runner(capabilities: capabilities, driver: plan.driver, seed: seed, timeLimit: .milliseconds(Int64(timeLimit * 1000)))
+            runner.upperTester = upperTester
             let results: [CheckResult]
             do {
                 results = try runner.run(selected, jobs: jobs, progress: { progress.finished(TextReport.line($0, verbose: verbose)) },
@@ -104,10 +120,21 @@ struct RunCommand: ParsableCommand {
         }
         if let unreachable = plan.radio?.unreachable {
             let notRun = sections.flatMap(\.results).filter { $0.reason?.hasPrefix("not run: ") == true }.count
-            print("DUT unreachable: \(unreachable); \(notRun) later check\(notRun == 1 ? "" : "s") not run (INCONC). Is it still on, in range and advertising?")
+            print("DUT unreachable (\(plan.radio?.target?.string ?? "?")): \(unreachable); \(notRun) later check\(notRun == 1 ? "" : "s") not run (INCONC). Is it still on, in range and advertising?")
             throw ExitCode(1)
         }
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+    }
+
+    /// The operator prompts: scripted answers, the terminal, or none.
+    private func makeOperator() throws -> (any UpperTesterOperator)? {
+        guard promptTimeout > 0, promptTimeout <= 86_400 else { throw UsageError("--prompt-timeout must be 0 to 86400 seconds") }
+        if let promptAnswers {
+            do { return try ScriptedOperator(path: promptAnswers) } catch {
+                throw UsageError("--prompt-answers: \(error)")
+            }
+        }
+        return prompt ? TerminalOperator(timeout: .milliseconds(Int64(promptTimeout * 1000))) : nil
     }
 
     struct Plan {

@@ -79,6 +79,16 @@ import Testing
         #expect(chart.contains("class=\"u from\" data-t=\"35.0 ms\" data-d=\"DUT → tester link L2\""))
         #expect(chart.contains("class=\"u log\"") && chart.contains("class=\"u note\"") && chart.contains("class=\"u app\""))
         #expect(chart.contains("class=\"jump\""), "859 ms without a unit breaks the lifelines")
+        #expect(!chart.contains(" seen\""), "a seen text without times names no unit")
+    }
+
+    @Test func theUnitsTheVerdictNamesAreMarked() throws {
+        var fail = Self.report.results[0]
+        fail.seen = "message ttl 7 on L2 at 35.0ms; delivery of 7 at 40.0ms; message ttl 7 on L1 at 35.0ms"
+        let html = HTMLReport.render(RunReport(dut: "d", seed: 1, sections: [.init(capabilities: .referenceNode(.relay), results: [fail])], wallSeconds: 1))
+        let marked = html.components(separatedBy: "<g class=\"u ").dropFirst().filter { $0.hasPrefix("from seen\"") || $0.hasPrefix("app seen\"") }
+        #expect(marked.count == 2, "the unit on L2 at 35.0 ms and the delivery at 40.0 ms; nothing was sent on L1")
+        #expect(html.contains("▶ marks the 2 the verdict names under seen"))
     }
 
     @Test func longEvidenceKeepsItsFirstAndLastUnitsAndSaysHowManyAreLeftOut() throws {
@@ -91,6 +101,16 @@ import Testing
         #expect(html.contains(">filler 0<") && html.contains(">filler 59<") && !html.contains(">filler 60<"))
         #expect(html.contains(">filler 960<") && html.contains(">filler 999<") && !html.contains(">filler 959<"))
         #expect(html.contains("900 entries left out (60.0 ms to 959.0 ms)"))
+
+        // A unit the FAIL names in the middle of the evidence is kept, between two cuts.
+        var named = long
+        named[500] = Self.entry(500, .fromDUT, 2, [1], "the relay that should not be")
+        let marked = HTMLReport.render(RunReport(dut: "d", seed: 1, sections: [.init(capabilities: .referenceNode(.relay), results: [
+            CheckResult(id: "DDP/BV-06", purpose: "p", dialect: .relay, verdict: .fail, seen: "message ttl 7 on L2 at 500.0ms", evidence: named),
+        ])], wallSeconds: 1), style: .init(unitLimit: 100))
+        #expect(Page.count(marked, "<g class=\"u ") == 101)
+        #expect(marked.contains("class=\"u from seen\"") && marked.contains(">the relay that should not be<"))
+        #expect(marked.contains("440 entries left out (60.0 ms to 499.0 ms)") && marked.contains("459 entries left out (501.0 ms to 959.0 ms)"))
     }
 
     @Test func rulesLinkToTheSectionOfTheirDialectPage() {
@@ -153,6 +173,8 @@ import Testing
         let failed = rows.filter { $0.contains("data-verdict=\"FAIL\"") }
         #expect(failed.count == report.count(.fail) && failed.count > 2)
         #expect(failed.allSatisfy { Page.elements($0, "svg").count == 1 })
+        // The checks' seen texts (CheckContext.summary) name units the chart can point at.
+        #expect(failed.allSatisfy { $0.contains(" seen\"") }, "a FAIL's chart marks the units its verdict names")
         #expect(Page.count(html, "<g class=\"u ") <= report.results.count * HTMLReport.Style().unitLimit)
     }
 

@@ -4,12 +4,14 @@ import Synchronization
 
 /// Runs checks against a DUT, one fresh DUT session per check, and turns whatever happens
 /// (a failed expectation, a crashed or silent DUT, a tester bug) into a verdict.
-public struct Runner: Sendable {
+public struct Runner {
     public var capabilities: Capabilities
     public var driver: any DUTDriver
     public var seed: UInt64
     /// Wall-clock limit for the whole run; checks not started by then are INCONC.
     public var timeLimit: Duration
+    /// The person at the bench as the DUT's upper tester (`--prompt`), or a script of their answers.
+    public var upperTester: (any UpperTesterOperator)?
 
     public init(capabilities: Capabilities, driver: any DUTDriver, seed: UInt64 = 1, timeLimit: Duration = .seconds(3600)) {
         self.capabilities = capabilities
@@ -31,11 +33,12 @@ public struct Runner: Sendable {
     /// in the order of `checks` whatever order they finish in, so a report does not depend on
     /// `jobs`. `activity` is told (from any thread) as each check starts and ends. Stops with
     /// `DUTUnavailable` as soon as the DUT cannot be started at all: every further check would
-    /// only repeat that.
+    /// only repeat that. With an `upperTester` operator the checks run one at a time: one
+    /// person answers one prompt at a time.
     public func run(_ checks: [Check], jobs: Int = 1, progress: (CheckResult) -> Void = { _ in },
                     activity: @escaping @Sendable (Check, CheckActivity) -> Void = { _, _ in }) throws(DUTUnavailable) -> [CheckResult] {
         let runStart = ContinuousClock.now
-        guard jobs > 1, checks.count > 1 else {
+        guard jobs > 1, checks.count > 1, upperTester == nil else {
             var results: [CheckResult] = []
             for check in checks {
                 activity(check, .started)
@@ -75,8 +78,9 @@ public struct Runner: Sendable {
                                  progress: (CheckResult) -> Void) throws(DUTUnavailable) -> [CheckResult] {
         let shared = Mutex(Workload(results: Array(repeating: nil, count: checks.count), workers: jobs))
         let changed = DispatchSemaphore(value: 0)
+        let runner = ConcurrentRunner(runner: self)
         for _ in 0..<jobs {
-            Thread.detachNewThread { [self] in
+            Thread.detachNewThread {
                 while let index = shared.withLock({ w -> Int? in
                     guard w.unavailable == nil, w.next < checks.count else { return nil }
                     defer { w.next += 1 }
@@ -84,7 +88,7 @@ public struct Runner: Sendable {
                 }) {
                     activity(checks[index], .started)
                     do throws(DUTUnavailable) {
-                        let result = try timed(checks[index], runStart: runStart)
+                        let result = try runner.runner.timed(checks[index], runStart: runStart)
                         shared.withLock { $0.results[index] = result }
                     } catch {
                         shared.withLock { $0.unavailable = $0.unavailable ?? error }
@@ -151,7 +155,8 @@ public struct Runner: Sendable {
             result.reason = "could not start the DUT: \(error)"
             return result
         }
-        let context = CheckContext(capabilities: capabilities, probe: probe, session: session, seed: Self.seed(seed, check.id))
+        let context = CheckContext(capabilities: capabilities, probe: probe, session: session, seed: Self.seed(seed, check.id),
+                                   checkID: check.id, upperTester: upperTester)
         do {
             try check.body(context)
             result.verdict = .pass
@@ -189,6 +194,12 @@ public struct Runner: Sendable {
         for byte in id.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01B3 }
         return h
     }
+}
+
+/// A runner shared by the worker threads of `runConcurrently`: every stored property is
+/// Sendable but the upper-tester operator, and that one is nil whenever checks run at once.
+private struct ConcurrentRunner: @unchecked Sendable {
+    let runner: Runner
 }
 
 /// What `Runner.run` tells its `activity` observer about a check.

@@ -57,6 +57,7 @@ public enum CatalogDocument {
         }
         md += capabilitiesSection
         md += htmlReportSection
+        md += phoneSection
         md += "## Mutants\n\n| mutant | deviation |\n|---|---|\n"
         for fault in Fault.allCases { md += "| `\(fault.rawValue)` | \(fault.summary) |\n" }
         return md
@@ -70,7 +71,7 @@ public enum CatalogDocument {
 
         | key | type | default | meaning |
         |---|---|---|---|
-        | `dialect` | string | (required) | `relay` or `blemesh` |
+        | `dialect` | string | (required) | `relay`, `blemesh`, `bitchat`, `simple`, `camp` or `peat` |
         | `relay` | bool | true | relays messages addressed to others |
         | `acks` | bool | true | acks messages addressed to it |
         | `beacons` | bool | true for relay | sends and relays beacons |
@@ -88,6 +89,29 @@ public enum CatalogDocument {
         0-100 ms; blemesh relays within 10-80 ms (the union of its per-degree windows) and answers
         control messages within 1 s.
 
+        ## Operator prompts: the app as upper tester, by hand
+
+        A phone's app is not scriptable from the tester, so over the air the checks that need the app
+        (`upperTester`: app sends, deliveries, acknowledgements shown to the user) are NA, unless a
+        person at the bench plays the upper tester. `meshconform run --prompt` asks them, in the manner
+        of PTS MMI dialogs, on the terminal:
+
+        - **send**: "send the text "meshconform ack probe" from the device to ID, then answer y": they
+          type it in the app and answer `y` (`n`: the app cannot; INCONC). The check then judges what
+          the device put on the air.
+        - **delivery**: "does the device show the message "TEXT" from ID?": `y` once, `n` not at all, or
+          the number of times it is shown. Not shown is a FAIL (the app did not get the message); shown
+          twice fails the checks that want it once.
+        - **acknowledgement**: "does the device show the message it sent, "TEXT", as delivered?" `y`/`n`.
+
+        No answer within `--prompt-timeout S` (default 120) is INCONC with the prompt in the reason;
+        the time a prompt takes does not count against `checkBudgetSeconds`. `--prompt` turns
+        `upperTester` on. `--prompt-answers FILE` answers from a file instead, one JSON object per
+        line, the first unused line that matches answering: `{"check": "DDP/BV-05", "kind": "delivery",
+        "answer": "y"}` (`check` a glob over ids, default `*`; `kind` `send`, `delivery` or
+        `acknowledgement`, default any; `answer` `y`, `n`, a count, or `none` for no answer). Every
+        question and answer is in the check's evidence.
+
 
         """
 
@@ -96,7 +120,8 @@ public enum CatalogDocument {
 
         `--html FILE` writes the run as one self-contained page (inline CSS, script and SVG; it
         loads nothing, and its Content-Security-Policy forbids loading anything). `ci/test` renders
-        one in headless Chromium and checks its screenshot and DOM. The page has:
+        one in headless Chromium and checks its screenshot and DOM, and the report of a DUT that
+        writes markup everywhere it can (`ci/hostile-dut.py`): all of it stays text. The page has:
 
         ![The HTML report of the relay DDP checks against the no-dedup mutant](report.png)
 
@@ -115,13 +140,36 @@ public enum CatalogDocument {
           downward, and each unit is an arrow from sender to receiver (blue: to the DUT, orange:
           from it; dashed grey: link up and down; dashed green: app deliveries and upper-tester
           commands) with the tester's decoding on the right. Tester notes are yellow bands, DUT log
-          lines a dot on the DUT's lane. A pause of 500 ms or more breaks the lifelines and says
-          how long it was. Hover a unit for its time, route and bytes (hex and ASCII).
+          lines a dot on the DUT's lane. In a FAIL's chart a red ▶ marks the units its *seen* names.
+          A pause of 500 ms or more breaks the lifelines and says how long it was. Hover a unit for
+          its time, route and bytes (hex and ASCII).
 
-        A chart shows at most 200 entries: the first 120 and the last 80 (a FAIL's cause is often at
-        the end), with a row saying how many were left out and over what time; the JSON report has
-        them all. Everything the DUT produced (bytes, decodings, log lines, its name) is escaped:
+        A chart shows at most 200 entries: the first 120, the last 80 (a FAIL's cause is often at the
+        end) and those the verdict names, with a row for each stretch left out saying how many
+        entries over what time; the JSON report has them all. Everything the DUT produced (bytes, decodings, log lines, its name) is escaped:
         a DUT cannot put markup in the page.
+
+
+        """
+
+    static let phoneSection = """
+        ## A phone as the DUT
+
+        `meshconform --adapter hci0 --target AA:BB:CC:DD:EE:FF` runs this catalog against a phone
+        over the air; docs/radio.md ("A phone as the DUT, step by step") says what to install, how to
+        free the adapter from bluetoothd, how to set up the phone (app open, in the foreground, screen
+        on) and how to find its address. On the air:
+        - the phone keeps its state for the whole run, so every check uses identifiers unique to the
+          run, and it may connect to the tester's identities by itself (those links are tester links);
+        - **NA** means the bench cannot make the check (more links than the adapters' identities give,
+          the app as upper tester without `--prompt`, a unit over 512 bytes, an identity the phone never
+          told), with the reason;
+        - **INCONC** means the air did not let the check decide (a connect, MTU exchange, discovery or
+          subscription failed after its retries, a wait past `checkBudgetSeconds`, the phone out of
+          reach), never a verdict on the phone;
+        - a capabilities file gives what the air does not carry: `timingSlackMs` (150 by default on
+          the air, for the phone's connection interval), `checkBudgetSeconds` (330 to decide the
+          retention checks), `address` (its mesh id, when it neither serves nor sends it).
 
 
         """

@@ -156,7 +156,7 @@ public enum HTMLReport {
         if r.evidence.isEmpty {
             html += "<p class=\"none\">No units exchanged.</p>\n"
         } else {
-            html += SequenceChart(r.evidence, limit: style.unitLimit).svg
+            html += SequenceChart(r.evidence, limit: style.unitLimit, seen: SeenUnits(r.verdict == .fail ? r.seen : nil)).svg
         }
         return html + "</div>\n</details>\n"
     }

@@ -82,6 +82,7 @@ extension HTMLReport {
         .u.app .arrow { stroke: #1a7f37; stroke-dasharray: 4 3; } .u.app .head { fill: #1a7f37; } .u.app .s { fill: #116329; }
         .u.note .band { fill: #fff8c5; opacity: .85; } .u.note .s { fill: #7d4e00; font-style: italic; }
         .u.log .dot { fill: #fff; stroke: #24292f; stroke-width: 1.5; } .u.log .s { fill: #59636e; }
+        .seen-mark { fill: var(--fail); } .u.seen .hit { fill: #cf222e14; } .u.seen .s { font-weight: 700; }
         .jump rect { fill: #fff; } .jump text { fill: #59636e; font-size: 10.5px; }
         .cut rect { fill: #eaeef2; } .cut text { fill: #1f2328; font-style: italic; }
         #tip { position: fixed; z-index: 10; max-width: 600px; padding: 8px 10px; border-radius: 8px; pointer-events: none;

@@ -6,15 +6,16 @@ import MeshWire
 /// one for the DUT (and one for its app when the upper tester was used), time downward, an
 /// arrow per unit from sender to receiver, its decoded summary on the right and its bytes in
 /// the `data-hex` attribute for the page's hover box. Long evidence keeps its first and last
-/// units (a FAIL's cause is often at the end) with a row saying how many were left out.
+/// units (a FAIL's cause is often at the end) and those the FAIL names, with a row for each
+/// stretch left out.
 struct SequenceChart {
     enum Lane: Hashable, Comparable {
         case app, dut, link(LinkID)
     }
 
     enum Item {
-        case entry(EvidenceEntry)
-        /// Units left out between the first and the last ones shown.
+        case entry(EvidenceEntry, seen: Bool)
+        /// Entries left out between the ones shown.
         case cut(count: Int, from: Duration, to: Duration)
     }
 
@@ -23,21 +24,30 @@ struct SequenceChart {
     let total: Int
     let shown: Int
 
-    init(_ evidence: [EvidenceEntry], limit: Int) {
+    /// `seen` marks the entries the verdict's `seen` text names (`SeenUnits`); they are kept
+    /// even in the middle of long evidence, up to `limit` of them.
+    init(_ evidence: [EvidenceEntry], limit: Int, seen: SeenUnits = SeenUnits(nil)) {
         total = evidence.count
         let head = max(1, limit * 3 / 5), tail = max(1, limit - head)
-        if evidence.count > head + tail {
-            let left = evidence[head..<(evidence.count - tail)]
-            items = evidence.prefix(head).map(Item.entry)
-                + [.cut(count: left.count, from: left.first!.time, to: left.last!.time)]
-                + evidence.suffix(tail).map(Item.entry)
-            shown = head + tail
-        } else {
-            items = evidence.map(Item.entry)
-            shown = evidence.count
+        var keptSeen = 0
+        var items: [Item] = []
+        var left: [EvidenceEntry] = []
+        for (i, e) in evidence.enumerated() {
+            let marked = seen.names(e)
+            let edge = evidence.count <= head + tail || i < head || i >= evidence.count - tail
+            if edge || (marked && keptSeen < limit) {
+                if !left.isEmpty { items.append(.cut(count: left.count, from: left.first!.time, to: left.last!.time)) }
+                left = []
+                if marked && !edge { keptSeen += 1 }
+                items.append(.entry(e, seen: marked))
+            } else {
+                left.append(e)
+            }
         }
+        self.items = items
+        shown = items.reduce(0) { n, item in if case .entry = item { n + 1 } else { n } }
         var lanes: Set<Lane> = [.dut]
-        for case .entry(let e) in items {
+        for case .entry(let e, _) in items {
             if let (a, b) = Self.ends(e) { lanes.insert(a); lanes.insert(b) }
         }
         self.lanes = lanes.sorted()
@@ -79,7 +89,7 @@ struct SequenceChart {
         let textX = Self.timeWidth + laneWidth * Double(lanes.count) + 10
         let longest = items.map { item -> Int in
             switch item {
-            case .entry(let e): min(e.summary.count, Self.maxChars)
+            case .entry(let e, _): min(e.summary.count, Self.maxChars)
             case .cut(let count, let from, let to): Self.cutText(count, from, to).count
             }
         }.max() ?? 0
@@ -91,13 +101,13 @@ struct SequenceChart {
         var previous: Duration?
         for (index, item) in items.enumerated() {
             switch item {
-            case .entry(let e):
+            case .entry(let e, let seen):
                 if let p = previous, e.time - p >= Self.jump {
                     breaks += "<g class=\"jump\"><rect x=\"\(Self.n(Self.timeWidth))\" y=\"\(Self.n(y + 2))\" width=\"\(Self.n(textX - Self.timeWidth - 4))\" height=\"\(Self.n(Self.gap - 4))\"/>"
                     breaks += "<text x=\"\(Self.n(Self.timeWidth - 8))\" y=\"\(Self.n(y + Self.gap - 5))\" text-anchor=\"end\">+\(Self.span(e.time - p))</text></g>"
                     y += Self.gap
                 }
-                rows += unit(e, y: y, odd: index % 2 == 1, width: width, textX: textX)
+                rows += unit(e, seen: seen, y: y, odd: index % 2 == 1, width: width, textX: textX)
                 previous = e.time
                 y += Self.row
             case .cut(let count, let from, let to):
@@ -136,17 +146,19 @@ struct SequenceChart {
 
     var caption: String {
         var units = 0, toDUT = 0, fromDUT = 0
-        for case .entry(let e) in items where e.bytes != nil {
+        for case .entry(let e, _) in items where e.bytes != nil {
             units += 1
             if e.direction == .toDUT { toDUT += 1 } else if e.direction == .fromDUT { fromDUT += 1 }
         }
         var text = "Sequence chart: \(total) entries"
-        if total > shown { text += ", the first and last \(shown) shown" }
-        return text + "; of those shown, \(units) units (\(toDUT) to the DUT, \(fromDUT) from it)"
+        if total > shown { text += ", \(shown) shown (the first, the last and those the verdict names)" }
+        text += "; of those shown, \(units) units (\(toDUT) to the DUT, \(fromDUT) from it)"
+        let named = items.filter { if case .entry(_, true) = $0 { true } else { false } }.count
+        return named == 0 ? text : text + "; ▶ marks the \(named) the verdict names under seen"
     }
 
     /// One row: the time, an arrow from sender to receiver (or a mark for a note), the summary.
-    func unit(_ e: EvidenceEntry, y: Double, odd: Bool, width: Double, textX: Double) -> String {
+    func unit(_ e: EvidenceEntry, seen: Bool, y: Double, odd: Bool, width: Double, textX: Double) -> String {
         let mid = y + Self.row / 2
         let kind: String
         var mark = ""
@@ -165,7 +177,8 @@ struct SequenceChart {
             mark = "<circle class=\"dot\" cx=\"\(Self.n(x(.dut)))\" cy=\"\(Self.n(mid))\" r=\"4\"/>"
         }
         let summary = e.summary.count > Self.maxChars ? String(e.summary.prefix(Self.maxChars - 1)) + "…" : e.summary
-        var g = "<g class=\"u \(kind)\" data-t=\"\(Self.time(e.time))\" data-d=\"\(Markup.escape(route(e)))\""
+        if seen { mark += "<path class=\"seen-mark\" d=\"M4 \(Self.n(mid - 6)) L13 \(Self.n(mid)) L4 \(Self.n(mid + 6)) Z\"/>" }
+        var g = "<g class=\"u \(kind)\(seen ? " seen" : "")\" data-t=\"\(Self.time(e.time))\" data-d=\"\(Markup.escape(route(e)))\""
         if summary != e.summary { g += " data-sum=\"\(Markup.escape(String(e.summary.prefix(4000))))\"" }
         if let bytes = e.bytes { g += " data-hex=\"\(Hex.encode(bytes.prefix(4096)))\" data-n=\"\(bytes.count)\"" }
         g += "><rect class=\"hit\(odd ? " odd" : "")\" x=\"0\" y=\"\(Self.n(y))\" width=\"\(Self.n(width))\" height=\"\(Self.n(Self.row))\"/>"
@@ -206,14 +219,46 @@ struct SequenceChart {
     }
 
     /// `35.2 ms`, `2.000 s`, `290.1 s`: the time since the check started.
+    static func milliseconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+    }
+
     static func time(_ d: Duration) -> String {
-        let ms = Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+        let ms = milliseconds(d)
         if ms < 10_000 { return String(format: "%.1f ms", ms) }
         return String(format: ms < 100_000 ? "%.3f s" : "%.1f s", ms / 1000)
     }
 
     static func span(_ d: Duration) -> String {
-        let s = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+        let s = milliseconds(d) / 1000
         return s < 10 ? String(format: "%.2f s", s) : String(format: "%.0f s", s)
     }
+}
+
+/// The entries a FAIL's `seen` text names, so the chart can point at them. Checks write what
+/// they saw with CheckContext.summary, e.g. `message ttl 7 on L2 at 219.2ms; delivery of 42 at
+/// 0.0ms`: per item a link (none for the app) and the time to 0.1 ms. An entry from the DUT
+/// on that link at that time is one of them. Text in another form names nothing.
+struct SeenUnits {
+    private var keys: Set<String> = []
+
+    init(_ seen: String?) {
+        for item in (seen ?? "").split(separator: ";") {
+            let words = item.split(separator: " ")
+            guard words.count >= 2, words[words.count - 2] == "at", words.last!.hasSuffix("ms"),
+                  Double(words.last!.dropLast(2)) != nil else { continue }
+            let link = words.indices.dropFirst().first { i in
+                (words[i - 1] == "on" || words[i - 1] == "dropped") && words[i].hasPrefix("L")
+                    && words[i].count > 1 && words[i].dropFirst().allSatisfy(\.isNumber)
+            }.map { String(words[$0]) }
+            keys.insert(Self.key(link, String(words.last!.dropLast(2))))
+        }
+    }
+
+    func names(_ e: EvidenceEntry) -> Bool {
+        guard !keys.isEmpty, e.direction == .fromDUT, !SequenceChart.isLog(e) else { return false }
+        return keys.contains(Self.key(e.link?.description, String(format: "%.1f", SequenceChart.milliseconds(e.time))))
+    }
+
+    private static func key(_ link: String?, _ time: String) -> String { "\(link ?? "app")@\(time)" }
 }

@@ -49,19 +49,25 @@ public enum BitchatCompression {
         var stream = z_stream()
         guard mc_inflate_init(&stream, windowBits(format)) == Z_OK else { return nil }
         defer { inflateEnd(&stream) }
-        let status = input.withUnsafeMutableBufferPointer { source in
+        // All input and all room at once: one call ends the stream or says why not.
+        let status = finish(&stream, &input, &output, CZlib.inflate)
+        // Complete (Z_STREAM_END), nothing after it (all input used), exactly the declared size.
+        guard status == Z_STREAM_END, stream.avail_in == 0, Int(stream.total_out) == originalSize else { return nil }
+        return Array(output.prefix(originalSize))
+    }
+
+    /// One `inflate` or `deflate` call with Z_FINISH over all of `input` into all of `output`.
+    private static func finish(_ stream: inout z_stream, _ input: inout [UInt8], _ output: inout [UInt8],
+                               _ call: (UnsafeMutablePointer<z_stream>?, Int32) -> Int32) -> Int32 {
+        input.withUnsafeMutableBufferPointer { source in
             output.withUnsafeMutableBufferPointer { sink in
                 stream.next_in = source.baseAddress
                 stream.avail_in = uInt(source.count)
                 stream.next_out = sink.baseAddress
                 stream.avail_out = uInt(sink.count)
-                // All input and all room at once: one call ends the stream or says why not.
-                return CZlib.inflate(&stream, Z_FINISH)
+                return call(&stream, Z_FINISH)
             }
         }
-        // Complete (Z_STREAM_END), nothing after it (all input used), exactly the declared size.
-        guard status == Z_STREAM_END, stream.avail_in == 0, Int(stream.total_out) == originalSize else { return nil }
-        return Array(output.prefix(originalSize))
     }
 
     /// Compresses the way the app does (raw DEFLATE, zlib's default level); for building
@@ -72,15 +78,7 @@ public enum BitchatCompression {
         defer { deflateEnd(&stream) }
         var input = bytes
         var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(bytes.count))))
-        let status = input.withUnsafeMutableBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { sink in
-                stream.next_in = source.baseAddress
-                stream.avail_in = uInt(source.count)
-                stream.next_out = sink.baseAddress
-                stream.avail_out = uInt(sink.count)
-                return CZlib.deflate(&stream, Z_FINISH)   // deflateBound leaves room for all of it
-            }
-        }
+        let status = finish(&stream, &input, &output, CZlib.deflate)   // deflateBound leaves room for all of it
         guard status == Z_STREAM_END else { return [] }
         return Array(output.prefix(Int(stream.total_out)))
     }
