@@ -2,23 +2,36 @@ import Foundation
 import MeshNode
 import Synchronization
 
-/// Runs checks against a DUT, one fresh DUT session per check, and turns whatever happens
-/// (a failed expectation, a crashed or silent DUT, a tester bug) into a verdict.
+/// Runs checks against a DUT, one DUT session per check (a fresh DUT where the driver can
+/// start one, the same device otherwise), and turns whatever happens (a failed expectation, a
+/// crashed or silent DUT, a tester bug) into a verdict.
 public struct Runner {
     public var capabilities: Capabilities
     public var driver: any DUTDriver
     public var seed: UInt64
+    /// Where every identifier of the run starts (RunIdentifiers): drawn at random per run for
+    /// a DUT that keeps its state, derived from `seed` by default.
+    public var runBase: UInt64
     /// Wall-clock limit for the whole run; checks not started by then are INCONC.
     public var timeLimit: Duration
     /// The person at the bench as the DUT's upper tester (`--prompt`), or a script of their answers.
     public var upperTester: (any UpperTesterOperator)?
 
-    public init(capabilities: Capabilities, driver: any DUTDriver, seed: UInt64 = 1, timeLimit: Duration = .seconds(3600)) {
+    public init(capabilities: Capabilities, driver: any DUTDriver, seed: UInt64 = 1, runBase: UInt64? = nil,
+                timeLimit: Duration = .seconds(3600)) {
         self.capabilities = capabilities
         self.driver = driver
         self.seed = seed
+        self.runBase = runBase ?? Self.runBase(seed: seed)
         self.timeLimit = timeLimit
     }
+
+    /// The run base a run with `seed` takes unless told (reproducible).
+    public static func runBase(seed: UInt64) -> UInt64 { Self.seed(seed, "run base") }
+
+    /// A run base for a run against a DUT that keeps its state across runs (a process
+    /// that is not restarted, a device on the air): random, so no two runs share identifiers.
+    public static func randomRunBase() -> UInt64 { UInt64.random(in: 1...UInt64.max) }
 
     /// The checks of `catalog` that belong to this dialect and match one of `patterns` (globs
     /// over ids such as `RLY/*` or `*/BI-*`; nil: all).
@@ -40,9 +53,10 @@ public struct Runner {
         let runStart = ContinuousClock.now
         guard jobs > 1, checks.count > 1, upperTester == nil else {
             var results: [CheckResult] = []
-            for check in checks {
+            let identity = DUTIdentityBook()
+            for (index, check) in checks.enumerated() {
                 activity(check, .started)
-                let result = try timed(check, runStart: runStart)
+                let result = try timed(check, index: index, identity: identity, runStart: runStart)
                 activity(check, .ended)
                 progress(result)
                 results.append(result)
@@ -53,13 +67,13 @@ public struct Runner {
     }
 
     /// `check` with its wall time, or INCONC unrun once the run's time limit is reached.
-    private func timed(_ check: Check, runStart: ContinuousClock.Instant) throws(DUTUnavailable) -> CheckResult {
+    private func timed(_ check: Check, index: Int, identity: DUTIdentityBook, runStart: ContinuousClock.Instant) throws(DUTUnavailable) -> CheckResult {
         let started = ContinuousClock.now
         guard started - runStart <= timeLimit else {
             return CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .inconclusive,
                                reason: "not run: the run's time limit of \(timeLimit) was reached")
         }
-        var result = try attempt(check)
+        var result = try attempt(check, index: index, identity: identity)
         result.wallSeconds = (ContinuousClock.now - started).seconds
         return result
     }
@@ -79,6 +93,9 @@ public struct Runner {
         let shared = Mutex(Workload(results: Array(repeating: nil, count: checks.count), workers: jobs))
         let changed = DispatchSemaphore(value: 0)
         let runner = ConcurrentRunner(runner: self)
+        // One book for the run, as one job has: a DUT's id learned by one check serves the rest
+        // (the book locks; which check learns it first may differ from a serial run).
+        let identity = DUTIdentityBook()
         for _ in 0..<jobs {
             Thread.detachNewThread {
                 while let index = shared.withLock({ w -> Int? in
@@ -88,7 +105,7 @@ public struct Runner {
                 }) {
                     activity(checks[index], .started)
                     do throws(DUTUnavailable) {
-                        let result = try runner.runner.timed(checks[index], runStart: runStart)
+                        let result = try runner.runner.timed(checks[index], index: index, identity: identity, runStart: runStart)
                         shared.withLock { $0.results[index] = result }
                     } catch {
                         shared.withLock { $0.unavailable = $0.unavailable ?? error }
@@ -116,17 +133,17 @@ public struct Runner {
         }
     }
 
-    /// One check; a DUT that cannot be started is an ERROR here.
+    /// One check (the run's first); a DUT that cannot be started is an ERROR here.
     public func run(_ check: Check) -> CheckResult {
         do {
-            return try attempt(check)
+            return try attempt(check, index: 0, identity: DUTIdentityBook())
         } catch {
             return CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .error,
                                reason: "could not start the DUT: \(error)")
         }
     }
 
-    private func attempt(_ check: Check) throws(DUTUnavailable) -> CheckResult {
+    private func attempt(_ check: Check, index: Int, identity: DUTIdentityBook) throws(DUTUnavailable) -> CheckResult {
         var result = CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .notApplicable)
         if let missing = check.needs.first(where: { !capabilities.has($0) }) {
             if case .links(let n) = missing {
@@ -143,7 +160,8 @@ public struct Runner {
         }
         let session: any DUTSession
         do {
-            session = try driver.start(try probe.setup(capabilities: capabilities, seed: Self.seed(seed, check.id)))
+            session = try driver.start(try probe.setup(capabilities: capabilities, seed: Self.seed(seed, check.id),
+                                                       identifiers: RunIdentifiers(runBase: runBase, checkIndex: index)))
         } catch let unavailable as DUTUnavailable {
             throw unavailable
         } catch let e as LinkFailure {
@@ -156,7 +174,7 @@ public struct Runner {
             return result
         }
         let context = CheckContext(capabilities: capabilities, probe: probe, session: session, seed: Self.seed(seed, check.id),
-                                   checkID: check.id, upperTester: upperTester)
+                                   checkID: check.id, upperTester: upperTester, freshDUT: driver.startsFreshDUT, identity: identity)
         do {
             try check.body(context)
             result.verdict = .pass
