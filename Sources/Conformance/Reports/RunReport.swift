@@ -15,12 +15,15 @@ public struct RunReport: Sendable {
     /// The DUT driver's one-line description.
     public var dut: String
     public var seed: UInt64
+    /// Where the run's identifiers started (RunIdentifiers); `--run-base` replays it.
+    public var runBase: UInt64
     public var sections: [Section]
     public var wallSeconds: Double
 
-    public init(dut: String, seed: UInt64, sections: [Section], wallSeconds: Double) {
+    public init(dut: String, seed: UInt64, runBase: UInt64 = 0, sections: [Section], wallSeconds: Double) {
         self.dut = dut
         self.seed = seed
+        self.runBase = runBase
         self.sections = sections
         self.wallSeconds = wallSeconds
     }
