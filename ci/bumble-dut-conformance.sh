@@ -33,7 +33,7 @@ declare -A EXPECTED=(
   [blemesh:no-reack]="ACK/BV-02 FRG/BV-03"
 )
 declare -A TESTER_FALSE_FAILS=(
-  [bitchat]="RLY/BV-07 DDP/BV-04 FRG/BV-05"
+  [bitchat]=""
   [blemesh]="RTE/BV-03"
 )
 
