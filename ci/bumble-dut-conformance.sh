@@ -33,7 +33,7 @@ declare -A EXPECTED=(
   [blemesh:no-reack]="ACK/BV-02 FRG/BV-03"
 )
 declare -A TESTER_FALSE_FAILS=(
-  [bitchat]="RLY/BV-07 DDP/BV-04 FRG/BV-05"
+  [bitchat]=""
   [blemesh]="RTE/BV-03"
 )
 
@@ -49,7 +49,7 @@ start_controllers 3 || exit 2
 "$VENV/bin/python" examples/bumble-dut/dut.py --dialect "$dialect" --adapter "${CONTROLLERS[2]}" --address $target \
   --seed 7 --verbose "${dut_args[@]}" > "$out/dut.log" 2>&1 &
 dut=$!; CI_PIDS+=($dut)
-for _ in $(seq 300); do grep -q '^node ' "$out/dut.log" && break; kill -0 $dut 2>/dev/null || break; sleep 0.1; done
+for _ in $(seq 300); do grep -q '^node ' "$out/dut.log" 2>/dev/null && break; kill -0 $dut 2>/dev/null || break; sleep 0.1; done
 grep -q '^node ' "$out/dut.log" || { echo "the example DUT did not start:"; cat "$out/dut.log"; exit 2; }
 # A 60 s budget: DDP/BV-06 (1024 envelopes, then the first again) takes 15-35 s on the air, more
 # with a DUT that relays every copy; the retention and reassembly-lifetime checks stay INCONC.

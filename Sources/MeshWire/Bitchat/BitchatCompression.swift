@@ -1,6 +1,4 @@
 import CZlib
-import CompressNIO
-import NIOCore
 
 /// How a bitchat payload was compressed. The app writes raw DEFLATE (Apple's
 /// `COMPRESSION_ZLIB` has no header); other implementations write zlib-wrapped streams,
@@ -11,9 +9,8 @@ public enum BitchatCompressionFormat: String, Hashable, Sendable, CaseIterable {
 
 /// Inflating an untrusted bitchat payload with bounded work and memory.
 ///
-/// zlib itself does the inflating (called directly; compress-nio only compresses, for tests and
-/// the reference node): this type only decides how much output may be produced and whether the
-/// stream ended exactly where the payload does.
+/// zlib itself does the inflating: this type only decides how much output may be produced and
+/// whether the stream ended exactly where the payload does.
 public enum BitchatCompression {
     /// bitchat's zip-bomb guard: declared original size over compressed size.
     public static let maxRatio = 50_000
@@ -38,11 +35,7 @@ public enum BitchatCompression {
         var format: BitchatCompressionFormat?
         let payload = [UInt8](unsafeUninitializedCapacity: originalSize) { output, count in
             compressed.withUnsafeBufferPointer { input in
-                if inflateExactly(input, into: output, windowBits: -15) {
-                    format = .deflate
-                } else if inflateExactly(input, into: output, windowBits: 15) {
-                    format = .zlib
-                }
+                format = BitchatCompressionFormat.allCases.first { inflateExactly(input, into: output, format: $0) }
             }
             count = format == nil ? 0 : originalSize
         }
@@ -52,35 +45,57 @@ public enum BitchatCompression {
         return (payload, format)
     }
 
-    /// True when `input` is exactly one stream (raw DEFLATE for window bits -15, zlib for 15)
-    /// that fills `output` exactly: zlib reports the stream's end with every input byte used
-    /// and every output byte written. A stream cut short, one with bytes after its end, and
-    /// one that would give more or fewer bytes all fail.
-    private static func inflateExactly(_ input: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>, windowBits: Int32) -> Bool {
+    /// windowBits for zlib: negative is raw DEFLATE.
+    private static func windowBits(_ format: BitchatCompressionFormat) -> Int32 { format == .deflate ? -15 : 15 }
+
+    /// True when `input` is exactly one stream of `format` that fills `output` exactly: one
+    /// `inflate(Z_FINISH)` over all of it, straight from the input into the payload (no copies),
+    /// must end the stream (Z_STREAM_END) with every input byte used and every output byte
+    /// written. A stream cut short, one with bytes after its end, one that would give more or
+    /// fewer bytes all fail.
+    private static func inflateExactly(_ input: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>,
+                                       format: BitchatCompressionFormat) -> Bool {
         // zlib keeps a pointer back to its z_stream, so the stream must not move: a temporary
         // allocation (on the stack) rather than a Swift variable passed inout.
         withUnsafeTemporaryAllocation(of: z_stream.self, capacity: 1) { buffer in
             let stream = buffer.baseAddress!
             stream.initialize(to: z_stream())
-            guard CZlib_inflateInit2(stream, windowBits) == Z_OK else { return false }
+            guard mc_inflate_init(stream, windowBits(format)) == Z_OK else { return false }
             defer { inflateEnd(stream) }
             stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
-            stream.pointee.avail_in = UInt32(input.count)
+            stream.pointee.avail_in = uInt(input.count)
             stream.pointee.next_out = output.baseAddress
-            stream.pointee.avail_out = UInt32(output.count)
-            let result = CZlib.inflate(stream, Z_FINISH)
-            return result == Z_STREAM_END && stream.pointee.avail_in == 0 && stream.pointee.total_out == output.count
+            stream.pointee.avail_out = uInt(output.count)
+            let status = CZlib.inflate(stream, Z_FINISH)
+            return status == Z_STREAM_END && stream.pointee.avail_in == 0 && Int(stream.pointee.total_out) == output.count
+        }
+    }
+
+    /// One `inflate` or `deflate` call with Z_FINISH over all of `input` into all of `output`.
+    private static func finish(_ stream: inout z_stream, _ input: inout [UInt8], _ output: inout [UInt8],
+                               _ call: (UnsafeMutablePointer<z_stream>?, Int32) -> Int32) -> Int32 {
+        input.withUnsafeMutableBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { sink in
+                stream.next_in = source.baseAddress
+                stream.avail_in = uInt(source.count)
+                stream.next_out = sink.baseAddress
+                stream.avail_out = uInt(sink.count)
+                return call(&stream, Z_FINISH)
+            }
         }
     }
 
     /// Compresses the way the app does (raw DEFLATE, zlib's default level); for building
     /// packets in tests and in the reference node, never used by decoders.
     public static func deflate(_ bytes: [UInt8], format: BitchatCompressionFormat = .deflate) -> [UInt8] {
-        var input = ByteBufferAllocator().buffer(capacity: bytes.count)
-        input.writeBytes(bytes)
-        let algorithm: CompressionAlgorithm = format == .deflate ? .deflate() : .zlib()
-        guard var out = try? input.compress(with: algorithm) else { return [] }
-        return out.readBytes(length: out.readableBytes) ?? []
+        var stream = z_stream()
+        guard mc_deflate_init(&stream, windowBits(format)) == Z_OK else { return [] }
+        defer { deflateEnd(&stream) }
+        var input = bytes
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(bytes.count))))
+        let status = finish(&stream, &input, &output, CZlib.deflate)   // deflateBound leaves room for all of it
+        guard status == Z_STREAM_END else { return [] }
+        return Array(output.prefix(Int(stream.total_out)))
     }
 
     /// The app's `shouldCompress`: at least 100 bytes and under 90 % distinct byte values
