@@ -4,8 +4,10 @@ import Conformance
 import Foundation
 import MeshNode
 
-/// One check against a GATT DUT. Link n is adapter n's connection to the DUT, made at
-/// `linkUp(n)` and dropped at `linkDown(n)` or `close()`, so the next check starts with none.
+/// One check against a GATT DUT. Link n is tester identity n's connection to the DUT (the
+/// driver's link plan says which adapter and own address), made at `linkUp(n)` and dropped at
+/// `linkDown(n)` or `close()`, so the next check starts with none. Several links may share one
+/// adapter: its events are told apart by connection handle.
 ///
 /// Verdict rules: the DUT not answering (no connection, an ATT timeout, dropping us in the
 /// middle of a write) is `DUTFailure`; an adapter or controller failure is `TesterError`
@@ -13,6 +15,7 @@ import MeshNode
 /// timeouts or the caller's deadline.
 final class GATTSession: DUTSession {
     private struct Link {
+        var adapter: Int
         var handle: UInt16
         /// nil until the subscription is done.
         var packet: DiscoveredCharacteristic?
@@ -21,11 +24,11 @@ final class GATTSession: DUTSession {
     private let driver: GATTDriver
     private let target: BluetoothAddress
     private let origin = ContinuousClock.now
-    /// Links of this check that are up, by link number (= adapter index + 1).
+    /// Links of this check that are up, by link number.
     private var links: [Int: Link] = [:]
     /// Links the DUT dropped: bytes the check still writes there go nowhere, as on a virtual link.
     private var dropped: Set<Int> = []
-    /// Connections the DUT made to a tester's own service, per link.
+    /// Connections the DUT made to a tester identity's own service (advertising set), per link.
     private var inbound: [Int: Set<UInt16>] = [:]
     private var pending: [DUTOutput] = []
     private var produced = 0
@@ -37,6 +40,8 @@ final class GATTSession: DUTSession {
     }
 
     var now: Instant { instant(ContinuousClock.now) }
+    /// The device learns who is on a link only from what the tester sends there.
+    var tellsPeers: Bool { false }
 
     /// Reads away what the previous check left in the adapters' queues (late notifications,
     /// its own disconnections), so none of it counts for this check.
@@ -53,18 +58,18 @@ final class GATTSession: DUTSession {
         if let failure { throw failure }
         switch event {
         case .linkUp(let link, _):
-            try linkUp(adapter(link))
+            try linkUp(identity(link))
         case .linkDown(let link):
-            let adapter = try adapter(link)
+            let adapter = driver.adapter(of: try identity(link))
             guard let up = links.removeValue(forKey: link.raw) else { return }
-            _ = try operation(adapter, "disconnect", .disconnect(handle: up.handle))
+            _ = try operation(adapter, "disconnecting \(link)", .disconnect(handle: up.handle))
         case .received(let bytes, let link):
-            let adapter = try adapter(link)
+            let identity = try identity(link)
             guard let up = links[link.raw] else {
                 if dropped.contains(link.raw) { return }
                 throw TesterError("the check writes on \(link), which it did not bring up")
             }
-            try write(bytes, adapter, up)
+            try write(bytes, driver.adapter(of: identity), link, up)
         case .command:
             throw CheckNotApplicable("needs an upper tester: the GATT driver has no channel to the DUT's app")
         case .timer:
@@ -96,16 +101,20 @@ final class GATTSession: DUTSession {
         var notes: [String] = []
         let deadline = ContinuousClock.now + driver.options.operationTimeout
         for adapter in driver.adapters {
-            let handles = (links[adapter.link.raw].map { [$0.handle] } ?? []) + (inbound[adapter.link.raw] ?? [])
-            links[adapter.link.raw] = nil
-            inbound[adapter.link.raw] = nil
+            var handles: [UInt16] = []
+            for identity in adapter.identities {
+                let n = identity.link.raw
+                handles += (links[n].map { [$0.handle] } ?? []) + (inbound[n] ?? [])
+                links[n] = nil
+                inbound[n] = nil
+            }
             for handle in handles where adapter.runtime.host.connection(handle) != nil {
                 do {
                     _ = try adapter.runtime.perform(.disconnect(handle: handle), until: deadline)
                 } catch {
                     if case .transport = error { driver.markFailed("\(adapter.runtime.transport.name): \(error)") }
                     if case .controllerFailed = error { driver.markFailed("\(adapter.runtime.transport.name): \(error)") }
-                    notes.append("\(adapter.link): disconnecting handle \(handle): \(error)")
+                    notes.append("\(adapter.name): disconnecting handle \(handle): \(error)")
                 }
             }
         }
@@ -114,29 +123,36 @@ final class GATTSession: DUTSession {
 
     // MARK: links
 
-    private func adapter(_ link: LinkID) throws -> TesterAdapter {
-        guard link.raw >= 1, link.raw <= driver.adapters.count else {
-            // maxLinks is the adapter count, so a check asking more is NA before it gets here.
-            throw CheckNotApplicable("needs \(link): the run has \(driver.adapters.count) adapters (one per tester link; add --adapter)")
+    private func identity(_ link: LinkID) throws -> TesterIdentity {
+        guard link.raw >= 1, link.raw <= driver.identities.count else {
+            // maxLinks is the number of planned identities, so a check asking more is NA before it gets here.
+            throw CheckNotApplicable("needs \(link): \(driver.linkLimitReason)")
         }
-        return driver.adapters[link.raw - 1]
+        return driver.identities[link.raw - 1]
     }
 
-    /// Connect as central, ATT_MTU 517, find the packet characteristic, subscribe to it.
-    private func linkUp(_ adapter: TesterAdapter) throws {
-        let n = adapter.link.raw
+    /// The link an adapter's connection plays: a central link of this check, or a DUT-made one.
+    private func link(of adapter: TesterAdapter, central handle: UInt16) -> LinkID? {
+        adapter.identities.first { links[$0.link.raw]?.handle == handle }?.link
+    }
+
+    /// Connect as central from the identity's own address, ATT_MTU 517, find the packet characteristic, subscribe to it.
+    private func linkUp(_ identity: TesterIdentity) throws {
+        let n = identity.link.raw
+        let adapter = driver.adapter(of: identity)
         guard links[n] == nil else { return }
         let timeout = driver.options.connectTimeout
         let result: OperationResult
         do throws(RadioError) {
-            result = try adapter.runtime.perform(.connect(target, timeout: timeout), until: .now + timeout + .seconds(1))
+            result = try adapter.runtime.perform(.connect(target, timeout: timeout, ownAddress: identity.address),
+                                                 until: .now + timeout + .seconds(1))
         } catch {
             throw radioFailure(adapter, error, what: "the DUT (\(target.string)) did not accept a connection from tester \(n) within \(timeout) (is it still advertising and connectable?)")
         }
         guard case .connected(let handle) = result else { throw TesterError("connect answered \(result)") }
-        links[n] = Link(handle: handle, packet: nil)
+        links[n] = Link(adapter: adapter.index, handle: handle, packet: nil)
         dropped.remove(n)
-        _ = try operation(adapter, "the MTU exchange", .exchangeMTU(handle: handle, mtu: driver.binding.requestedMTU))
+        _ = try operation(adapter, "the MTU exchange on \(identity.link)", .exchangeMTU(handle: handle, mtu: driver.binding.requestedMTU))
         var service: DiscoveredService
         do {
             service = try driver.discover(adapter.runtime, handle)
@@ -149,7 +165,7 @@ final class GATTSession: DUTSession {
             }
             do {
                 _ = try adapter.runtime.perform(.subscribe(handle: handle, cccdHandle: cccd), until: .now + driver.options.operationTimeout)
-                links[n] = Link(handle: handle, packet: packet)
+                links[n] = Link(adapter: adapter.index, handle: handle, packet: packet)
                 return
             } catch .operationFailed(_, .attError) where attempt == 0 {
                 // The cached layout may be stale (the DUT restarted with another database): rediscover once.
@@ -166,8 +182,8 @@ final class GATTSession: DUTSession {
     /// One unit to the DUT, as the binding says (RELAY-G3: write request, long write above
     /// ATT_MTU - 3; BLEMESH-G3: write command when it fits; BITCHAT-G2, SIMPLE-G2: write
     /// command only, never a value over ATT_MTU - 3).
-    private func write(_ bytes: [UInt8], _ adapter: TesterAdapter, _ link: Link) throws {
-        guard let packet = link.packet else { throw TesterError("\(adapter.link) is not subscribed yet") }
+    private func write(_ bytes: [UInt8], _ adapter: TesterAdapter, _ id: LinkID, _ link: Link) throws {
+        guard let packet = link.packet else { throw TesterError("\(id) is not subscribed yet") }
         guard bytes.count <= driver.binding.maxValueSize else {
             throw CheckNotApplicable("sends a \(bytes.count)-byte unit; a GATT attribute value holds at most \(driver.binding.maxValueSize) bytes")
         }
@@ -175,7 +191,7 @@ final class GATTSession: DUTSession {
         let command: HostCommand
         if driver.binding.writeRule == .writeCommandOnly {
             guard bytes.count <= GATTBinding.singlePDUValueLimit(mtu: mtu) else {
-                throw CheckNotApplicable("sends a \(bytes.count)-byte unit; the \(driver.binding.dialect) binding writes only what fits ATT_MTU - 3 = \(mtu - 3) on \(adapter.link)")
+                throw CheckNotApplicable("sends a \(bytes.count)-byte unit; the \(driver.binding.dialect) binding writes only what fits ATT_MTU - 3 = \(mtu - 3) on \(id)")
             }
             command = .writeCommand(handle: link.handle, attribute: packet.valueHandle, value: bytes)
         } else if driver.binding.writeRule == .writeCommandWhenItFits, bytes.count <= GATTBinding.singlePDUValueLimit(mtu: mtu) {
@@ -190,9 +206,9 @@ final class GATTSession: DUTSession {
             _ = try adapter.runtime.perform(command, until: .now + driver.options.operationTimeout)
         } catch .operationFailed(_, .attError(_, _, let code)) {
             // The DUT refused the value: that is its answer, not a broken link. Kept as evidence.
-            pending.append(DUTOutput(at: now, kind: .log("the DUT answered the write on \(adapter.link) with ATT error 0x\(String(code, radix: 16))")))
+            pending.append(DUTOutput(at: now, kind: .log("the DUT answered the write on \(id) with ATT error 0x\(String(code, radix: 16))")))
         } catch {
-            throw radioFailure(adapter, error, what: "writing \(bytes.count) bytes on \(adapter.link) failed")
+            throw radioFailure(adapter, error, what: "writing \(bytes.count) bytes on \(id) failed")
         }
     }
 
@@ -202,7 +218,7 @@ final class GATTSession: DUTSession {
         let deadline = ContinuousClock.now + driver.options.operationTimeout
         while adapter.runtime.host.queuedACLPackets >= limit {
             guard ContinuousClock.now < deadline else {
-                throw DUTFailure("\(adapter.link): \(adapter.runtime.host.queuedACLPackets) packets still wait for controller buffers after \(driver.options.operationTimeout): the link does not move data")
+                throw DUTFailure("\(adapter.name): \(adapter.runtime.host.queuedACLPackets) packets still wait for controller buffers after \(driver.options.operationTimeout): the link does not move data")
             }
             if let (event, at) = try run(adapter, { () throws(RadioError) in try adapter.runtime.nextTimedEvent(until: .now + .milliseconds(1)) }) {
                 try handle(event, at: at, adapter)
@@ -213,32 +229,40 @@ final class GATTSession: DUTSession {
     // MARK: events
 
     private func handle(_ event: HostEvent, at: ContinuousClock.Instant, _ adapter: TesterAdapter) throws {
-        let n = adapter.link.raw
         switch event {
         case .notification(let handle, let attribute, let value, _):
-            guard let link = links[n], link.handle == handle, attribute == link.packet?.valueHandle else { return }
-            try record(DUTOutput(at: instant(at), kind: .sent(value, on: adapter.link)))
+            guard let id = link(of: adapter, central: handle), attribute == links[id.raw]?.packet?.valueHandle else { return }
+            try record(DUTOutput(at: instant(at), kind: .sent(value, on: id)))
         case .gattWrite(let handle, let characteristic, _, let value, _):
-            // The DUT, as a central of the tester's own service, writing a packet: sent on link n.
-            guard characteristic.matches(driver.binding.packet.uuid), inbound[n]?.contains(handle) == true, links[n] != nil else { return }
-            try record(DUTOutput(at: instant(at), kind: .sent(value, on: adapter.link)))
+            // The DUT, as a central of an identity's own service, writing a packet: sent on that identity's link.
+            guard characteristic.matches(driver.binding.packet.uuid),
+                  let id = adapter.identities.first(where: { inbound[$0.link.raw]?.contains(handle) == true })?.link,
+                  links[id.raw] != nil else { return }
+            try record(DUTOutput(at: instant(at), kind: .sent(value, on: id)))
         case .connected(let info):
-            if info.role == .peripheral, info.peer.bytes == target.bytes {
-                inbound[n, default: []].insert(info.handle)
-            }
-            if info.role == .peripheral { try run(adapter) { () throws(RadioError) in try adapter.readvertise() } }
+            // A legacy controller names the identity at once; an extended one in `connectionIdentified`.
+            if info.role == .peripheral { try inboundLink(info.handle, peer: info.peer, local: info.localAddress, adapter) }
+        case .connectionIdentified(let handle, _, let local):
+            if let info = adapter.runtime.host.connection(handle) { try inboundLink(handle, peer: info.peer, local: local, adapter) }
         case .disconnected(let handle, let reason):
-            inbound[n]?.remove(handle)
-            if let link = links[n], link.handle == handle {
-                links[n] = nil
-                dropped.insert(n)
-                try record(DUTOutput(at: instant(at), kind: .disconnected(adapter.link)))
-                try record(DUTOutput(at: instant(at), kind: .log("\(adapter.link) dropped (HCI reason 0x\(String(reason, radix: 16)))")))
+            for identity in adapter.identities { inbound[identity.link.raw]?.remove(handle) }
+            if let id = link(of: adapter, central: handle) {
+                links[id.raw] = nil
+                dropped.insert(id.raw)
+                try record(DUTOutput(at: instant(at), kind: .disconnected(id)))
+                try record(DUTOutput(at: instant(at), kind: .log("\(id) dropped (HCI reason 0x\(String(reason, radix: 16)))")))
             }
             try run(adapter) { () throws(RadioError) in try adapter.readvertise() }
         default:
             break
         }
+    }
+
+    /// The DUT connected to one of the adapter's identities (its advertising set): that identity's link.
+    private func inboundLink(_ handle: UInt16, peer: BluetoothAddress, local: BluetoothAddress?, _ adapter: TesterAdapter) throws {
+        guard let identity = adapter.identity(at: local) else { return }
+        if peer.bytes == target.bytes { inbound[identity.link.raw, default: []].insert(handle) }
+        try run(adapter) { () throws(RadioError) in try adapter.readvertise() }
     }
 
     private func record(_ output: DUTOutput) throws {
@@ -257,7 +281,7 @@ final class GATTSession: DUTSession {
         do {
             return try adapter.runtime.perform(command, until: .now + driver.options.operationTimeout)
         } catch {
-            throw radioFailure(adapter, error, what: "\(what) on \(adapter.link) failed")
+            throw radioFailure(adapter, error, what: "\(what) failed")
         }
     }
 
@@ -282,7 +306,7 @@ final class GATTSession: DUTSession {
         do {
             return try body()
         } catch {
-            throw radioFailure(adapter, error, what: "\(adapter.link)")
+            throw radioFailure(adapter, error, what: adapter.name)
         }
     }
 

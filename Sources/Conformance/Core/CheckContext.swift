@@ -47,6 +47,9 @@ public final class CheckContext {
         record(.toDUT, LinkID(tester), nil, "link up, peer T\(tester) = \(peer)")
         try session.apply(.linkUp(LinkID(tester), peer: peer))
         linksUp.insert(tester)
+        // A DUT on the air is not told who linked up: the tester introduces itself as a node of
+        // the dialect does on a new link, so the DUT can know its neighbour (BLEMESH-R1, R14).
+        if !session.tellsPeers, let hello = probe.introduction(of: tester) { try send(hello, from: tester) }
     }
 
     public func linkDown(_ tester: Int) throws {

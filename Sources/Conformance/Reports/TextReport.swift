@@ -28,6 +28,9 @@ public enum TextReport {
             return "\(s.capabilities.dialect.rawValue): \(s.results.count) checks, " +
                 Verdict.allCases.map { "\($0.rawValue) \(counts[$0] ?? 0)" }.joined(separator: ", ")
         }
+        for t in report.testerLinks {
+            lines.append("tester \(t.adapter): \(t.links) link\(t.links == 1 ? "" : "s") to the DUT (\(t.note))")
+        }
         lines.append(String(format: "DUT: %@; seed %llu; %.2f s; %@", report.dut, report.seed, report.wallSeconds,
                             report.exitStatus == 0 ? "all applicable checks passed" : "FAILED"))
         return lines.joined(separator: "\n")
