@@ -14,6 +14,9 @@ public final class CheckContext {
     private let budgetEnd: Instant
     public private(set) var evidence: [EvidenceEntry] = []
     private var linksUp: Set<Int> = []
+    /// What the DUT did while `connect` waited for its link-up traffic to end: the next
+    /// `observe` returns it first, so nothing the DUT sent goes unjudged.
+    private var held: [DUTOutput] = []
     /// This check's seed (the run's `--seed` mixed with the check id): random stimuli such
     /// as ROB garbage come from it, so a run is reproducible and `--seed` varies them.
     public let seed: UInt64
@@ -39,8 +42,26 @@ public final class CheckContext {
         guard capabilities.maxLinks >= count else {
             throw CheckNotApplicable("needs \(count) links; the DUT declares maxLinks \(capabilities.maxLinks)")
         }
+        let before = linksUp
         for n in 1...count where !linksUp.contains(n) { try linkUp(n) }
+        if !session.tellsPeers, linksUp != before { try settle() }
     }
+
+    /// Quiet after link-up, over the air: a DUT announces itself on each new link (and forwards
+    /// the testers' introductions), and on a radio that traffic takes air time, several links
+    /// the more so. Stimuli wait until the DUT has been quiet for `settleQuiet` (at most
+    /// `settleLimit`), so its link-up burst cannot push a relay past a check's window.
+    private func settle() throws {
+        let limit = session.now + Self.settleLimit
+        while session.now < limit {
+            let heard = try session.wait(until: min(limit, session.now + Self.settleQuiet))
+            held += heard
+            if heard.isEmpty { return }
+        }
+    }
+
+    static let settleQuiet: Duration = .milliseconds(300)
+    static let settleLimit: Duration = .seconds(3)
 
     public func linkUp(_ tester: Int) throws {
         let peer = probe.address(of: .tester(tester))
@@ -97,7 +118,9 @@ public final class CheckContext {
         guard deadline <= budgetEnd else {
             throw CheckInconclusive(reason: "the check needs to wait \(span) more, past its budget of \(capabilities.checkBudgetSeconds) s (raise checkBudgetSeconds in the capabilities file)")
         }
-        return try session.wait(until: deadline).compactMap(observe)
+        let outputs = held + (try session.wait(until: deadline))
+        held.removeAll()
+        return outputs.compactMap(observe)
     }
 
     private func observe(_ output: DUTOutput) -> Observation? {
