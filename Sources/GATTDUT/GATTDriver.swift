@@ -25,8 +25,10 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
         /// Controller bring-up (HCI reset and initialisation).
         public var powerOnTimeout: Duration = .seconds(10)
         /// Tester identities asked of each adapter with LE extended advertising (one per
-        /// advertising set and own address); the catalog's largest check needs 6 links.
+        /// advertising set and own address), and links planned in all: the catalog's largest
+        /// check needs 6 links, and every link is one more central the DUT must hold.
         public var identitiesPerAdapter = 6
+        public var maxLinks = 6
         public init() {}
     }
 
@@ -65,7 +67,7 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
     private func plan(_ counts: [Int]) {
         identities.removeAll()
         for set in 0..<(counts.max() ?? 0) {
-            for adapter in adapters where set < counts[adapter.index] {
+            for adapter in adapters where set < counts[adapter.index] && identities.count < options.maxLinks {
                 identities.append(TesterIdentity(link: LinkID(identities.count + 1), adapter: adapter.index, set: UInt8(set),
                                                  address: adapter.address(ofIdentity: set)))
             }
@@ -123,7 +125,10 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
         for (identity, _) in held { counts[identity.adapter] += 1 }
         for adapter in adapters where linkNotes[adapter.index] == nil {
             if let full, counts[adapter.index] < adapter.capacity { linkNotes[adapter.index] = full }
-            else { linkNotes[adapter.index] = "\(counts[adapter.index]) simultaneous link(s) to the DUT measured" }
+            else {
+                let capped = held.count == options.maxLinks ? " (the run plans \(options.maxLinks) links in all: the most a check needs)" : ""
+                linkNotes[adapter.index] = "\(counts[adapter.index]) simultaneous link(s) to the DUT measured\(capped)"
+            }
         }
         plan(counts)
     }
