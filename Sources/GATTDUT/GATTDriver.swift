@@ -80,16 +80,16 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
 
     /// Links each adapter gives, and why (one line per adapter), for the report.
     public var linkSummary: [TesterLinks] {
-        adapters.map { a in
-            TesterLinks(adapter: a.name, identities: a.capacity, links: a.identities.count,
-                        note: [a.capacityReason, linkNotes[a.index]].compactMap { $0 }.joined(separator: "; "))
-        }
+        adapters.map { TesterLinks(adapter: $0.name, identities: $0.capacity, links: $0.identities.count, note: note($0)) }
+    }
+
+    private func note(_ a: TesterAdapter) -> String {
+        [a.capacityReason, linkNotes[a.index]].compactMap { $0 }.joined(separator: "; ")
     }
 
     /// Why the run has `identities.count` links and not more (the NA reason of a check that needs more).
     public var linkLimitReason: String {
-        let parts = adapters.map { "\($0.name): \($0.identities.count) (\(linkNotes[$0.index] ?? $0.capacityReason))" }
-        return "tester links per adapter: " + parts.joined(separator: ", ")
+        "tester links per adapter: " + adapters.map { "\($0.name): \($0.identities.count) (\(note($0)))" }.joined(separator: "; ")
     }
 
     /// Connects every planned identity to the target at once, in link order, and keeps the plan
