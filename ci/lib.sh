@@ -25,6 +25,15 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 }
 
+# chromium_headless ARGS... URL: Debian's chromium without a display, a profile of its own and a
+# time limit; its own chatter (D-Bus, GPU) goes to .build/chromium.log, shown when it fails.
+chromium_headless() {
+  local profile; profile=$(mktemp -d)
+  timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$profile" \
+    --virtual-time-budget=5000 "$@" 2>.build/chromium.log || { cat .build/chromium.log; rm -rf "$profile"; echo "chromium failed: $*"; return 1; }
+  rm -rf "$profile"
+}
+
 # Background processes started by these helpers; killed when the script exits.
 CI_PIDS=()
 ci_cleanup() { local p; for p in "${CI_PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; true; }

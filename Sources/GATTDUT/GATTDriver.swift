@@ -17,19 +17,42 @@ import MeshWire
 /// Not thread-safe: the runner drives it from one thread, one session at a time.
 public final class GATTDriver: DUTDriver, @unchecked Sendable {
     public struct Options: Sendable {
+        /// Who opens a link (docs/radio.md, "Links").
+        public enum LinkSetup: Sendable, Equatable {
+            /// The tester connects to the DUT as central.
+            case testerConnects
+            /// The tester identity advertises and waits for the DUT to connect to it as central.
+            case dutConnects
+        }
         /// How long a connection to the DUT may take (the DUT's advertising interval, and
         /// one retry's worth of slack).
         public var connectTimeout: Duration = .seconds(5)
+        /// How long an identity advertises for the DUT to connect to it and subscribe (the
+        /// DUT's scan interval, its connection, MTU exchange, discovery and subscription).
+        public var dutConnectTimeout: Duration = .seconds(10)
+        /// How long after the DUT subscribed to a tester identity its connection becomes the
+        /// link, unless the DUT writes on it first (docs/radio.md, "Links").
+        public var dutLinkSettle: Duration = .milliseconds(250)
         /// MTU exchange, discovery, subscribe, one write, one disconnect.
         public var operationTimeout: Duration = .seconds(5)
         /// Controller bring-up (HCI reset and initialisation).
         public var powerOnTimeout: Duration = .seconds(10)
+        /// The ways a link is tried, in order, until one works: at most this many attempts.
+        public var linkSetup: [LinkSetup] = [.testerConnects, .dutConnects, .testerConnects]
+        /// After this many consecutive checks whose links could not be brought up, the DUT is
+        /// unreachable: every later check is INCONC at once. 0: never (over-the-air fuzzing,
+        /// where a DUT that cannot be linked is the finding).
+        public var unreachableAfter = 2
         /// Tester identities asked of each adapter with LE extended advertising (one per
         /// advertising set and own address), and links planned in all: the catalog's largest
         /// check needs 6 links, and every link is one more central the DUT must hold.
         public var identitiesPerAdapter = 6
         public var maxLinks = 6
         public init() {}
+
+        /// Waiting for the DUT to connect first (`run --dut-connects`): for a DUT that connects
+        /// out readily but is slow or unwilling to accept connections (a phone app in the background).
+        public static let dutConnectsFirst: [LinkSetup] = [.dutConnects, .testerConnects, .dutConnects]
     }
 
     public let binding: GATTBinding
@@ -41,15 +64,22 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
     public private(set) var identities: [TesterIdentity] = []
     /// What `measureLinks` found, per adapter (for the report and the NA reasons).
     public private(set) var linkNotes: [Int: String] = [:]
-    public let options: Options
     /// The DUT, with the address type it advertises with (set by `locate`).
     public private(set) var target: BluetoothAddress?
     /// Set when a tester adapter failed (transport closed, controller error): every later
     /// check is ERROR and the CLI stops with exit 2 and this text.
     public private(set) var adapterFailure: String?
+    /// Why the DUT is unreachable, once `unreachableAfter` checks in a row could not bring
+    /// their links up: every later check is INCONC without being tried, and the CLI ends with
+    /// one summary line and exit 1.
+    public private(set) var unreachable: String?
+    /// Checks in a row whose links could not be brought up, and the last one's reason.
+    private var linkSetupFailures = 0
     /// The DUT's service layout, learnt by the first discovery and reused (GATT handles of a
     /// device do not change while it runs; a stale cache shows as a failed subscribe and is redone).
     var discovered: DiscoveredService?
+
+    public var options: Options
 
     init(binding: GATTBinding, dialect: DialectName, adapters: [TesterAdapter], options: Options) {
         self.binding = binding
@@ -159,14 +189,6 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
         return GATTDriver(binding: binding, dialect: dialect, adapters: adapters, options: options)
     }
 
-    /// Starts every tester's own advertising of the dialect's service (after the scans, so the
-    /// listing does not see the testers), for DUTs that also connect out as centrals.
-    public func advertise() throws(GATTDriverError) {
-        for adapter in adapters {
-            do { try adapter.advertise(until: .now + options.operationTimeout) } catch { throw adapterError(adapter, error) }
-        }
-    }
-
     /// Closes every adapter's transport.
     public func close() {
         adapters.forEach { $0.runtime.close() }
@@ -233,8 +255,9 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
         guard let nodeID = binding.nodeID else { return nil }
         guard let target, let adapter = adapters.first else { throw .setup("no target located") }
         let runtime = adapter.runtime
-        let value: [UInt8]
-        do {
+        var value: [UInt8] = []
+        // Two attempts: one lost connection or ATT timeout on the air is not the device's answer.
+        for attempt in 1...2 { do {
             guard case .connected(let handle) = try runtime.perform(.connect(target, timeout: options.connectTimeout), until: .now + options.connectTimeout + .seconds(1)) else {
                 throw GATTDriverError.setup("connect answered something else")
             }
@@ -249,13 +272,14 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
                 throw GATTDriverError.setup("read answered something else")
             }
             value = v
+            break
         } catch let error as GATTDriverError {
             throw error
         } catch let error as RadioError {
-            throw adapterError(adapter, error)
+            if attempt == 2 || error.isAdapterFailure { throw adapterError(adapter, error) }
         } catch {
             throw .setup("\(error)")
-        }
+        } }
         switch dialect {
         case .blemesh:
             guard let uuid = UUID(uuidString: String(decoding: value, as: UTF8.self)) else {
@@ -300,13 +324,28 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
 
     func markFailed(_ text: String) { if adapterFailure == nil { adapterFailure = text } }
 
+    /// A session's end: counts checks in a row whose links could not be brought up.
+    func checkEnded(linkSetupFailure: String?, linkCameUp: Bool) {
+        if let linkSetupFailure {
+            linkSetupFailures += 1
+            if options.unreachableAfter > 0, linkSetupFailures >= options.unreachableAfter, unreachable == nil {
+                unreachable = "the links of \(linkSetupFailures) checks in a row could not be brought up; the last: \(linkSetupFailure)"
+            }
+        } else if linkCameUp {
+            linkSetupFailures = 0
+        }
+    }
+
     // MARK: DUTDriver
 
     public func start(_ setup: DUTSetup) throws -> any DUTSession {
         if let adapterFailure { throw TesterError("a tester adapter failed earlier in the run: \(adapterFailure)") }
         guard let target else { throw TesterError("no target: locate the DUT before the run") }
+        if unreachable != nil {
+            throw LinkFailure("not run: the DUT became unreachable (the links of \(options.unreachableAfter) checks in a row could not be brought up; the run's last line says why)")
+        }
         let session = GATTSession(driver: self, target: target)
-        try session.drainStaleEvents()
+        try session.startClean()
         return session
     }
 }
@@ -325,12 +364,18 @@ public enum GATTDriverError: Error, CustomStringConvertible {
 
     /// Environment trouble with an adapter (the CLI says how to fix it and exits 2).
     public var isAdapterFailure: Bool {
-        if case .adapter(_, let e) = self {
-            switch e {
-            case .transport, .controllerFailed, .eventFlood: return true
-            case .operationFailed, .timeout: return false
-            }
-        }
+        if case .adapter(_, let e) = self { return e.isAdapterFailure }
         return false
+    }
+}
+
+extension RadioError {
+    /// The adapter's own trouble (transport closed, controller failed, event flood), as
+    /// against an operation the peer did not complete.
+    var isAdapterFailure: Bool {
+        switch self {
+        case .transport, .controllerFailed, .eventFlood: true
+        case .operationFailed, .timeout: false
+        }
     }
 }

@@ -4,22 +4,40 @@ import Conformance
 import Foundation
 import MeshNode
 
-/// One check against a GATT DUT. Link n is tester identity n's connection to the DUT (the
-/// driver's link plan says which adapter and own address), made at `linkUp(n)` and dropped at
-/// `linkDown(n)` or `close()`, so the next check starts with none. Several links may share one
-/// adapter: its events are told apart by connection handle.
+/// One check against a GATT DUT. Link n is one connection between tester identity n and the
+/// DUT, whichever side made it, from `linkUp(n)` to `linkDown(n)` or `close()`, so the next
+/// check starts with none (docs/radio.md, "Links"). The driver's link plan says which adapter
+/// and own address identity n is; several identities may share an adapter, so its events are
+/// told apart by connection handle (and a DUT-made connection by the identity it reached).
 ///
-/// Verdict rules: the DUT not answering (no connection, an ATT timeout, dropping us in the
-/// middle of a write) is `DUTFailure`; an adapter or controller failure is `TesterError`
-/// (and marks the driver failed, which stops the run). Every call is bounded by the driver's
-/// timeouts or the caller's deadline.
+/// Verdict rules: what the DUT sent (or did not send) while a link was up is for the check to
+/// judge; a link that cannot be set up or used after the bounded retries (connect, MTU
+/// exchange, discovery, subscription, disconnect, a write never answered) is `LinkFailure`
+/// (INCONC, never FAIL); an adapter or controller failure is `TesterError` (and marks the
+/// driver failed, which stops the run). Every call is bounded by the driver's timeouts or the
+/// caller's deadline.
 final class GATTSession: DUTSession {
     private struct Link {
+        enum Direction { case testerConnected, dutConnected }
         var adapter: Int
         var handle: UInt16
-        /// nil until the subscription is done.
-        var packet: DiscoveredCharacteristic?
+        var direction: Direction
+        /// The packet characteristic's value handle: the DUT's (tester connected, tester
+        /// writes, DUT notifies) or the tester's own (DUT connected, DUT writes, tester notifies).
+        var packet: UInt16
     }
+
+    /// A connection the DUT made, as a central, to a tester identity whose link is being brought up.
+    private struct Inbound {
+        /// The tester's packet characteristic value handle, once the DUT subscribed to it, and when.
+        var subscribed: UInt16?
+        var subscribedAt: ContinuousClock.Instant?
+        /// What the DUT wrote before the connection became the link: sent on it once it does.
+        var writes: [(at: ContinuousClock.Instant, value: [UInt8])] = []
+    }
+
+    /// A step of a link's set-up failed for a reason that is not the adapter's.
+    private struct StepFailed: Error { var text: String }
 
     private let driver: GATTDriver
     private let target: BluetoothAddress
@@ -28,11 +46,16 @@ final class GATTSession: DUTSession {
     private var links: [Int: Link] = [:]
     /// Links the DUT dropped: bytes the check still writes there go nowhere, as on a virtual link.
     private var dropped: Set<Int> = []
-    /// Connections the DUT made to a tester identity's own service (advertising set), per link.
-    private var inbound: [Int: Set<UInt16>] = [:]
+    /// Identities that are advertising and waiting for the DUT to connect (link set-up).
+    private var awaiting: Set<Int> = []
+    /// The DUT's connections to identity n that are not (yet) link n.
+    private var inbound: [Int: [UInt16: Inbound]] = [:]
     private var pending: [DUTOutput] = []
     private var produced = 0
     private var failure: (any Error)?
+    /// For the driver's count of checks whose links could not be brought up.
+    private var linkSetupFailure: String?
+    private var linkCameUp = false
 
     init(driver: GATTDriver, target: BluetoothAddress) {
         self.driver = driver
@@ -43,12 +66,18 @@ final class GATTSession: DUTSession {
     /// The device learns who is on a link only from what the tester sends there.
     var tellsPeers: Bool { false }
 
-    /// Reads away what the previous check left in the adapters' queues (late notifications,
-    /// its own disconnections), so none of it counts for this check.
-    func drainStaleEvents() throws {
+    /// Starts the check from a clean air: reads away what the previous check left in the
+    /// adapters' queues (late notifications, its own disconnections), closes any connection
+    /// still open (a DUT that connected to an identity after the last check ended) and stops
+    /// advertising, so none of it counts for this check.
+    func startClean() throws {
         for adapter in driver.adapters {
             while try run(adapter, { () throws(RadioError) in try adapter.runtime.nextTimedEvent(until: .now) }) != nil {}
-            try run(adapter) { () throws(RadioError) in try adapter.advertise(until: .now + driver.options.operationTimeout) }
+            try stopAdvertising(adapter)
+            for handle in adapter.runtime.host.connectionHandles {
+                _ = try? adapter.runtime.perform(.disconnect(handle: handle), until: .now + driver.options.operationTimeout)
+            }
+            while try run(adapter, { () throws(RadioError) in try adapter.runtime.nextTimedEvent(until: .now) }) != nil {}
         }
     }
 
@@ -62,14 +91,22 @@ final class GATTSession: DUTSession {
         case .linkDown(let link):
             let adapter = driver.adapter(of: try identity(link))
             guard let up = links.removeValue(forKey: link.raw) else { return }
-            _ = try operation(adapter, "disconnecting \(link)", .disconnect(handle: up.handle))
+            do {
+                _ = try adapter.runtime.perform(.disconnect(handle: up.handle), until: .now + driver.options.operationTimeout)
+            } catch {
+                try environmental(adapter, error)
+                // Already gone (the DUT dropped it meanwhile) is down as asked.
+                if adapter.runtime.host.connection(up.handle) != nil {
+                    throw LinkFailure("the tester could not take \(link) down: disconnecting it failed: \(brief(error))")
+                }
+            }
         case .received(let bytes, let link):
-            let identity = try identity(link)
+            let adapter = driver.adapter(of: try identity(link))
             guard let up = links[link.raw] else {
                 if dropped.contains(link.raw) { return }
                 throw TesterError("the check writes on \(link), which it did not bring up")
             }
-            try write(bytes, driver.adapter(of: identity), link, up)
+            try write(bytes, adapter, link, up)
         case .command:
             throw CheckNotApplicable("needs an upper tester: the GATT driver has no channel to the DUT's app")
         case .timer:
@@ -104,10 +141,11 @@ final class GATTSession: DUTSession {
             var handles: [UInt16] = []
             for identity in adapter.identities {
                 let n = identity.link.raw
-                handles += (links[n].map { [$0.handle] } ?? []) + (inbound[n] ?? [])
+                handles += (links[n].map { [$0.handle] } ?? []) + (inbound[n]?.keys.map { $0 } ?? [])
                 links[n] = nil
                 inbound[n] = nil
             }
+            do { try stopAdvertising(adapter) } catch { notes.append("\(adapter.name): \(error)") }
             for handle in handles where adapter.runtime.host.connection(handle) != nil {
                 do {
                     _ = try adapter.runtime.perform(.disconnect(handle: handle), until: deadline)
@@ -118,6 +156,7 @@ final class GATTSession: DUTSession {
                 }
             }
         }
+        driver.checkEnded(linkSetupFailure: linkSetupFailure, linkCameUp: linkCameUp)
         return notes.isEmpty ? nil : notes.joined(separator: "\n")
     }
 
@@ -131,73 +170,191 @@ final class GATTSession: DUTSession {
         return driver.identities[link.raw - 1]
     }
 
-    /// The link an adapter's connection plays: a central link of this check, or a DUT-made one.
-    private func link(of adapter: TesterAdapter, central handle: UInt16) -> LinkID? {
-        adapter.identities.first { links[$0.link.raw]?.handle == handle }?.link
+    /// The link an adapter's connection is, if it is one of this check's.
+    private func link(of adapter: TesterAdapter, _ handle: UInt16) -> (id: LinkID, link: Link)? {
+        for identity in adapter.identities {
+            if let link = links[identity.link.raw], link.handle == handle { return (identity.link, link) }
+        }
+        return nil
     }
 
-    /// Connect as central from the identity's own address, ATT_MTU 517, find the packet characteristic, subscribe to it.
+    /// The identity (of those awaiting the DUT) whose advertising set a DUT-made connection reached.
+    private func awaitingIdentity(_ adapter: TesterAdapter, local: BluetoothAddress?) -> TesterIdentity? {
+        guard let identity = adapter.identity(at: local), awaiting.contains(identity.link.raw) else { return nil }
+        return identity
+    }
+
+    /// Brings link n up by the driver's ways in turn (default: the tester connects; then it
+    /// advertises and waits for the DUT to connect; then it connects once more). The first that
+    /// works is link n; when none does, the check is INCONC with what each attempt saw.
     private func linkUp(_ identity: TesterIdentity) throws {
         let n = identity.link.raw
-        let adapter = driver.adapter(of: identity)
         guard links[n] == nil else { return }
+        var attempts: [String] = []
+        for way in driver.options.linkSetup {
+            do {
+                switch way {
+                case .testerConnects: links[n] = try connectToDUT(identity)
+                case .dutConnects: links[n] = try awaitDUT(identity)
+                }
+                dropped.remove(n)
+                linkCameUp = true
+                return
+            } catch let step as StepFailed {
+                attempts.append(step.text)
+            }
+        }
+        let text = "could not bring \(identity.link) up with the DUT (\(target.string)) in \(attempts.count) attempts: \(attempts.joined(separator: "; "))"
+        linkSetupFailure = text
+        throw LinkFailure(text)
+    }
+
+    /// The tester connects as central from the identity's own address, exchanges ATT_MTU 517,
+    /// finds the packet characteristic and subscribes to it. On a failed step the connection is
+    /// closed again.
+    private func connectToDUT(_ identity: TesterIdentity) throws -> Link {
+        let adapter = driver.adapter(of: identity)
+        let n = identity.link.raw
         let timeout = driver.options.connectTimeout
-        let result: OperationResult
-        do throws(RadioError) {
-            result = try adapter.runtime.perform(.connect(target, timeout: timeout, ownAddress: identity.address),
-                                                 until: .now + timeout + .seconds(1))
-        } catch {
-            throw radioFailure(adapter, error, what: "the DUT (\(target.string)) did not accept a connection from tester \(n) within \(timeout) (is it still advertising and connectable?)")
+        var result: OperationResult?
+        for retry in 0..<2 where result == nil {
+            do throws(RadioError) {
+                result = try adapter.runtime.perform(.connect(target, timeout: timeout, ownAddress: identity.address),
+                                                     until: .now + timeout + .seconds(1))
+            } catch .operationFailed(_, .busy) where retry == 0 {
+                // The previous attempt's cancellation is still under way: let the host finish it.
+                try settle(adapter, for: .milliseconds(500))
+            } catch {
+                try environmental(adapter, error)
+                throw StepFailed(text: "tester \(n) connecting: no connection within \(timeout) (\(brief(error)))")
+            }
         }
-        guard case .connected(let handle) = result else { throw TesterError("connect answered \(result)") }
-        links[n] = Link(adapter: adapter.index, handle: handle, packet: nil)
-        dropped.remove(n)
-        _ = try operation(adapter, "the MTU exchange on \(identity.link)", .exchangeMTU(handle: handle, mtu: driver.binding.requestedMTU))
-        var service: DiscoveredService
+        guard case .connected(let handle) = result else { throw TesterError("connect answered \(String(describing: result))") }
         do {
-            service = try driver.discover(adapter.runtime, handle)
-        } catch let error as RadioError {
-            throw radioFailure(adapter, error, what: "discovering the \(driver.binding.dialect) service failed")
+            return try setUp(adapter, n, handle)
+        } catch let step as StepFailed {
+            if adapter.runtime.host.connection(handle) != nil {
+                _ = try? adapter.runtime.perform(.disconnect(handle: handle), until: .now + driver.options.operationTimeout)
+            }
+            throw step
         }
+    }
+
+    private func setUp(_ adapter: TesterAdapter, _ n: Int, _ handle: UInt16) throws -> Link {
+        try step(adapter, "tester \(n): the MTU exchange") {
+            _ = try adapter.runtime.perform(.exchangeMTU(handle: handle, mtu: driver.binding.requestedMTU), until: .now + driver.options.operationTimeout)
+        }
+        var service = try step(adapter, "tester \(n): discovering the \(driver.binding.dialect) service") { try driver.discover(adapter.runtime, handle) }
         for attempt in 0..<2 {
             guard let packet = service.characteristic(driver.binding.packet.uuid), let cccd = packet.cccdHandle else {
-                throw DUTFailure("the DUT's \(driver.binding.dialect) service (\(driver.binding.service)) has no notifiable packet characteristic \(driver.binding.packet.uuid)")
+                throw StepFailed(text: "the DUT's \(driver.binding.dialect) service (\(driver.binding.service)) has no notifiable packet characteristic \(driver.binding.packet.uuid)")
             }
             do {
                 _ = try adapter.runtime.perform(.subscribe(handle: handle, cccdHandle: cccd), until: .now + driver.options.operationTimeout)
-                links[n] = Link(adapter: adapter.index, handle: handle, packet: packet)
-                return
+                return Link(adapter: adapter.index, handle: handle, direction: .testerConnected, packet: packet.valueHandle)
             } catch .operationFailed(_, .attError) where attempt == 0 {
                 // The cached layout may be stale (the DUT restarted with another database): rediscover once.
-                do { service = try driver.discover(adapter.runtime, handle, again: true) } catch let e as RadioError {
-                    throw radioFailure(adapter, e, what: "rediscovering the service failed")
-                }
+                service = try step(adapter, "tester \(n): rediscovering the service") { try driver.discover(adapter.runtime, handle, again: true) }
             } catch {
-                throw radioFailure(adapter, error, what: "subscribing to the packet characteristic failed")
+                try environmental(adapter, error)
+                throw StepFailed(text: "tester \(n): subscribing to the packet characteristic: \(brief(error))")
             }
         }
-        throw DUTFailure("the DUT refused the subscription to its packet characteristic")
+        throw StepFailed(text: "tester \(n): the DUT refused the subscription to its packet characteristic")
+    }
+
+    /// Identity n advertises the dialect's service and waits for the DUT to connect to it as a
+    /// central and subscribe to the tester's packet characteristic (as phones do): that
+    /// connection is link n; the tester sends on it by notifying, and the DUT's writes are what
+    /// it sent. Advertising stops either way, so the DUT cannot connect outside a link set-up.
+    private func awaitDUT(_ identity: TesterIdentity) throws -> Link {
+        let adapter = driver.adapter(of: identity)
+        let n = identity.link.raw
+        let wait = driver.options.dutConnectTimeout
+        let deadline = ContinuousClock.now + wait
+        awaiting.insert(n)
+        defer { awaiting.remove(n) }
+        try run(adapter) { () throws(RadioError) in try adapter.advertise(identity, until: .now + driver.options.operationTimeout) }
+        defer { try? stopAdvertising(adapter) }
+        while true {
+            // A subscribed connection is the link once the DUT has written on it (its own
+            // link-up traffic) or a moment after: the DUT takes the link as up when its
+            // subscription is answered, a little after the tester saw it.
+            let settled = { (c: Inbound) in !c.writes.isEmpty || c.subscribedAt.map { ContinuousClock.now >= $0 + self.driver.options.dutLinkSettle } == true }
+            if let (handle, candidate) = inbound[n]?.first(where: { $0.value.subscribed != nil && settled($0.value) }), let packet = candidate.subscribed {
+                inbound[n]?[handle] = nil
+                for write in candidate.writes {
+                    try record(DUTOutput(at: instant(write.at), kind: .sent(write.value, on: identity.link)))
+                }
+                try disconnectUnadopted(adapter, n)
+                return Link(adapter: adapter.index, handle: handle, direction: .dutConnected, packet: packet)
+            }
+            guard ContinuousClock.now < deadline else { break }
+            let settling = inbound[n]?.values.compactMap { $0.subscribedAt.map { $0 + driver.options.dutLinkSettle } }.min()
+            if let (event, at) = try run(adapter, { () throws(RadioError) in try adapter.runtime.nextTimedEvent(until: min(deadline, settling ?? deadline)) }) {
+                try handle(event, at: at, adapter)
+            }
+        }
+        let connected = !(inbound[n]?.isEmpty ?? true)
+        try disconnectUnadopted(adapter, n)
+        throw StepFailed(text: connected
+            ? "tester \(n) advertised: the DUT connected but did not subscribe to the tester's packet characteristic within \(wait)"
+            : "tester \(n) advertised: the DUT did not connect to it within \(wait)")
+    }
+
+    /// Serves the adapter's events for `span` (they count as usual).
+    private func settle(_ adapter: TesterAdapter, for span: Duration) throws {
+        let deadline = ContinuousClock.now + span
+        while let (event, at) = try run(adapter, { () throws(RadioError) in try adapter.runtime.nextTimedEvent(until: deadline) }) {
+            try handle(event, at: at, adapter)
+        }
+    }
+
+    /// Closes the DUT's connections to identity n that did not become link n.
+    private func disconnectUnadopted(_ adapter: TesterAdapter, _ n: Int) throws {
+        for handle in inbound[n]?.keys.sorted() ?? [] {
+            try run(adapter) { () throws(RadioError) in _ = try adapter.runtime.submit(.disconnect(handle: handle)) }
+        }
+        inbound[n] = nil
+    }
+
+    private func stopAdvertising(_ adapter: TesterAdapter) throws {
+        guard adapter.runtime.host.advertising else { return }
+        try run(adapter) { () throws(RadioError) in _ = try adapter.runtime.perform(.stopAdvertising, until: .now + driver.options.operationTimeout) }
+    }
+
+    /// Whether a central that connected to a tester identity is the DUT: its address, or a
+    /// resolvable private address (Core Vol 6 Part B 1.3.2.2: top bits 01), which phones use
+    /// when they connect out and which the tester cannot resolve without the DUT's IRK.
+    private func isDUT(_ peer: BluetoothAddress) -> Bool {
+        peer.bytes == target.bytes || (peer.type == .random && peer.bytes[0] & 0xC0 == 0x40)
     }
 
     /// One unit to the DUT, as the binding says (RELAY-G3: write request, long write above
     /// ATT_MTU - 3; BLEMESH-G3: write command when it fits; BITCHAT-G2, SIMPLE-G2: write
-    /// command only, never a value over ATT_MTU - 3).
+    /// command only, never a value over ATT_MTU - 3). On a link the DUT made, a notification.
     private func write(_ bytes: [UInt8], _ adapter: TesterAdapter, _ id: LinkID, _ link: Link) throws {
-        guard let packet = link.packet else { throw TesterError("\(id) is not subscribed yet") }
         guard bytes.count <= driver.binding.maxValueSize else {
             throw CheckNotApplicable("sends a \(bytes.count)-byte unit; a GATT attribute value holds at most \(driver.binding.maxValueSize) bytes")
         }
         let mtu = adapter.runtime.host.mtu(of: link.handle) ?? 23
+        let fits = bytes.count <= GATTBinding.singlePDUValueLimit(mtu: mtu)
         let command: HostCommand
-        if driver.binding.writeRule == .writeCommandOnly {
-            guard bytes.count <= GATTBinding.singlePDUValueLimit(mtu: mtu) else {
+        switch (link.direction, driver.binding.writeRule) {
+        case (.dutConnected, _):
+            guard fits else {
+                throw CheckNotApplicable("sends a \(bytes.count)-byte unit; the DUT connected to tester \(id.raw) as central, and a notification carries at most ATT_MTU - 3 = \(mtu - 3) bytes")
+            }
+            command = .notify(handle: link.handle, valueHandle: link.packet, value: bytes)
+        case (.testerConnected, .writeCommandOnly):
+            guard fits else {
                 throw CheckNotApplicable("sends a \(bytes.count)-byte unit; the \(driver.binding.dialect) binding writes only what fits ATT_MTU - 3 = \(mtu - 3) on \(id)")
             }
-            command = .writeCommand(handle: link.handle, attribute: packet.valueHandle, value: bytes)
-        } else if driver.binding.writeRule == .writeCommandWhenItFits, bytes.count <= GATTBinding.singlePDUValueLimit(mtu: mtu) {
-            command = .writeCommand(handle: link.handle, attribute: packet.valueHandle, value: bytes)
-        } else {
-            command = .write(handle: link.handle, attribute: packet.valueHandle, value: bytes)
+            command = .writeCommand(handle: link.handle, attribute: link.packet, value: bytes)
+        case (.testerConnected, .writeCommandWhenItFits) where fits:
+            command = .writeCommand(handle: link.handle, attribute: link.packet, value: bytes)
+        case (.testerConnected, _):
+            command = .write(handle: link.handle, attribute: link.packet, value: bytes)
         }
         // A write command completes once the host has queued it: without this, a check that
         // sends thousands of units outruns the controller's buffers and the host's bounded queue.
@@ -208,17 +365,21 @@ final class GATTSession: DUTSession {
             // The DUT refused the value: that is its answer, not a broken link. Kept as evidence.
             pending.append(DUTOutput(at: now, kind: .log("the DUT answered the write on \(id) with ATT error 0x\(String(code, radix: 16))")))
         } catch {
-            throw radioFailure(adapter, error, what: "writing \(bytes.count) bytes on \(id) failed")
+            try environmental(adapter, error)
+            // The DUT dropped the link under the write: the check sees the drop (its events
+            // follow) and judges it; the bytes went nowhere, as on a virtual link.
+            if adapter.runtime.host.connection(link.handle) == nil { return }
+            throw LinkFailure("the tester could not send \(bytes.count) bytes on \(id): \(brief(error))")
         }
     }
 
     /// Serves the adapter's events until fewer than `limit` ACL packets wait for controller
-    /// buffers. A DUT (or controller) that never frees buffers fails the check after the timeout.
+    /// buffers. A link that does not move data within the timeout makes the check INCONC.
     private func drainACL(_ adapter: TesterAdapter, below limit: Int) throws {
         let deadline = ContinuousClock.now + driver.options.operationTimeout
         while adapter.runtime.host.queuedACLPackets >= limit {
             guard ContinuousClock.now < deadline else {
-                throw DUTFailure("\(adapter.name): \(adapter.runtime.host.queuedACLPackets) packets still wait for controller buffers after \(driver.options.operationTimeout): the link does not move data")
+                throw LinkFailure("\(adapter.name): \(adapter.runtime.host.queuedACLPackets) packets still wait for controller buffers after \(driver.options.operationTimeout): the link does not move data")
             }
             if let (event, at) = try run(adapter, { () throws(RadioError) in try adapter.runtime.nextTimedEvent(until: .now + .milliseconds(1)) }) {
                 try handle(event, at: at, adapter)
@@ -229,40 +390,70 @@ final class GATTSession: DUTSession {
     // MARK: events
 
     private func handle(_ event: HostEvent, at: ContinuousClock.Instant, _ adapter: TesterAdapter) throws {
+        /// The identity whose DUT-made connection (not yet a link) this is.
+        func inboundLink(_ handle: UInt16) -> Int? {
+            adapter.identities.map(\.link.raw).first { inbound[$0]?[handle] != nil }
+        }
         switch event {
         case .notification(let handle, let attribute, let value, _):
-            guard let id = link(of: adapter, central: handle), attribute == links[id.raw]?.packet?.valueHandle else { return }
+            // The DUT, as the peripheral of a link the tester made, notifying a packet.
+            guard let (id, link) = link(of: adapter, handle), link.direction == .testerConnected, attribute == link.packet else { return }
             try record(DUTOutput(at: instant(at), kind: .sent(value, on: id)))
         case .gattWrite(let handle, let characteristic, _, let value, _):
-            // The DUT, as a central of an identity's own service, writing a packet: sent on that identity's link.
-            guard characteristic.matches(driver.binding.packet.uuid),
-                  let id = adapter.identities.first(where: { inbound[$0.link.raw]?.contains(handle) == true })?.link,
-                  links[id.raw] != nil else { return }
-            try record(DUTOutput(at: instant(at), kind: .sent(value, on: id)))
-        case .connected(let info):
-            // A legacy controller names the identity at once; an extended one in `connectionIdentified`.
-            if info.role == .peripheral { try inboundLink(info.handle, peer: info.peer, local: info.localAddress, adapter) }
+            // The DUT, as a central of the tester's own service, writing a packet.
+            guard characteristic.matches(driver.binding.packet.uuid) else { return }
+            if let (id, link) = link(of: adapter, handle), link.direction == .dutConnected {
+                try record(DUTOutput(at: instant(at), kind: .sent(value, on: id)))
+            } else if let n = inboundLink(handle) {
+                inbound[n]?[handle]?.writes.append((at, value))
+            }
+        case .subscriptionChanged(let handle, let characteristic, let valueHandle, let notify, _):
+            guard characteristic.matches(driver.binding.packet.uuid), let n = inboundLink(handle) else { return }
+            inbound[n]?[handle]?.subscribed = notify ? valueHandle : nil
+            inbound[n]?[handle]?.subscribedAt = notify ? at : nil
+        case .connected(let info) where info.role == .peripheral:
+            // The identity is known at once when one set advertises (the usual case: one link
+            // is set up at a time) or on a legacy controller; else `connectionIdentified` says.
+            if info.localAddress == nil, !adapter.identities.filter({ awaiting.contains($0.link.raw) }).isEmpty { return }
+            try peripheralLink(info.handle, peer: info.peer, local: info.localAddress, at: at, adapter)
         case .connectionIdentified(let handle, _, let local):
-            if let info = adapter.runtime.host.connection(handle) { try inboundLink(handle, peer: info.peer, local: local, adapter) }
+            guard let info = adapter.runtime.host.connection(handle) else { return }
+            try peripheralLink(handle, peer: info.peer, local: local, at: at, adapter)
         case .disconnected(let handle, let reason):
-            for identity in adapter.identities { inbound[identity.link.raw]?.remove(handle) }
-            if let id = link(of: adapter, central: handle) {
+            for identity in adapter.identities { inbound[identity.link.raw]?[handle] = nil }
+            if let (id, _) = link(of: adapter, handle) {
                 links[id.raw] = nil
                 dropped.insert(id.raw)
                 try record(DUTOutput(at: instant(at), kind: .disconnected(id)))
                 try record(DUTOutput(at: instant(at), kind: .log("\(id) dropped (HCI reason 0x\(String(reason, radix: 16)))")))
             }
-            try run(adapter) { () throws(RadioError) in try adapter.readvertise() }
+            try readvertiseAwaiting(adapter)
         default:
             break
         }
     }
 
-    /// The DUT connected to one of the adapter's identities (its advertising set): that identity's link.
-    private func inboundLink(_ handle: UInt16, peer: BluetoothAddress, local: BluetoothAddress?, _ adapter: TesterAdapter) throws {
-        guard let identity = adapter.identity(at: local) else { return }
-        if peer.bytes == target.bytes { inbound[identity.link.raw, default: []].insert(handle) }
-        try run(adapter) { () throws(RadioError) in try adapter.readvertise() }
+    /// A central connected to one of the adapter's identities: a candidate for that identity's
+    /// link while it awaits the DUT, else closed so it cannot leak into the check.
+    private func peripheralLink(_ handle: UInt16, peer: BluetoothAddress, local: BluetoothAddress?, at: ContinuousClock.Instant,
+                                _ adapter: TesterAdapter) throws {
+        if let identity = awaitingIdentity(adapter, local: local), links[identity.link.raw] == nil, isDUT(peer) {
+            inbound[identity.link.raw, default: [:]][handle] = Inbound()
+        } else {
+            // A connection to an identity whose link is not being set up (a DUT that
+            // connects out on its own, or another device): it must not leak into the check.
+            try run(adapter) { () throws(RadioError) in _ = try adapter.runtime.submit(.disconnect(handle: handle)) }
+            let who = adapter.identity(at: local).map { "tester \($0.link.raw)" } ?? "a tester identity of \(adapter.name)"
+            try record(DUTOutput(at: instant(at), kind: .log("\(peer.string) connected to \(who) outside a link set-up: disconnected")))
+            try readvertiseAwaiting(adapter)
+        }
+    }
+
+    /// Re-arms the advertising set of every identity of the adapter that still awaits the DUT.
+    private func readvertiseAwaiting(_ adapter: TesterAdapter) throws {
+        for identity in adapter.identities where awaiting.contains(identity.link.raw) {
+            try run(adapter) { () throws(RadioError) in try adapter.readvertise(identity) }
+        }
     }
 
     private func record(_ output: DUTOutput) throws {
@@ -277,36 +468,48 @@ final class GATTSession: DUTSession {
 
     // MARK: plumbing
 
-    private func operation(_ adapter: TesterAdapter, _ what: String, _ command: HostCommand) throws -> OperationResult {
+    /// Runs one set-up step; a failure that is not the adapter's is `StepFailed` with `what`.
+    private func step<T>(_ adapter: TesterAdapter, _ what: String, _ body: () throws -> T) throws -> T {
         do {
-            return try adapter.runtime.perform(command, until: .now + driver.options.operationTimeout)
-        } catch {
-            throw radioFailure(adapter, error, what: "\(what) failed")
+            return try body()
+        } catch let error as RadioError {
+            try environmental(adapter, error)
+            throw StepFailed(text: "\(what): \(brief(error))")
         }
     }
 
-    /// Adapter-level failures stop the run (TesterError); the rest is the DUT not doing its part.
-    private func radioFailure(_ adapter: TesterAdapter, _ error: RadioError, what: String) -> any Error {
+    /// Throws `TesterError` (and marks the driver failed, which stops the run) when `error` is
+    /// the adapter's own: transport closed, controller failed, event flood. Returns otherwise.
+    private func environmental(_ adapter: TesterAdapter, _ error: RadioError) throws {
         switch error {
         case .transport, .controllerFailed, .eventFlood:
             let text = "tester adapter \(adapter.runtime.transport.name) failed: \(error)"
             driver.markFailed(text)
             failure = TesterError(text)
-            return failure!
+            throw failure!
         case .timeout, .operationFailed:
-            let f = DUTFailure("\(what): \(error)")
-            failure = f
-            return f
+            return
         }
     }
 
-    /// Runs a runtime call; adapter-level failures become `TesterError` and mark the driver failed.
+    /// Runs a runtime call whose failure can only be the adapter's: `TesterError`, or
+    /// `LinkFailure` for an operation the peer did not complete.
     @discardableResult
     private func run<T>(_ adapter: TesterAdapter, _ body: () throws(RadioError) -> T) throws -> T {
         do {
             return try body()
         } catch {
-            throw radioFailure(adapter, error, what: adapter.name)
+            try environmental(adapter, error)
+            throw LinkFailure("\(adapter.name): \(error)")
+        }
+    }
+
+    /// What went wrong, without the command's parameters.
+    private func brief(_ error: RadioError) -> String {
+        switch error {
+        case .operationFailed(_, let why): "\(why)"
+        case .timeout: "no answer within \(driver.options.operationTimeout)"
+        default: "\(error)"
         }
     }
 

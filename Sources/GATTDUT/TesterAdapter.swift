@@ -91,20 +91,17 @@ public final class TesterAdapter {
                                   address: info.extended ? identity.address : nil)
     }
 
-    /// Advertises the dialect's service from every identity, so a DUT that also plays central can connect to each.
-    func advertise(until deadline: ContinuousClock.Instant) throws(RadioError) {
-        for identity in identities where !runtime.host.isAdvertising(set: identity.set) {
-            guard let req = request(identity) else { return }
-            _ = try runtime.perform(.startAdvertising(req), until: deadline)
-        }
+    /// Advertises the dialect's service from one identity (its own set and address), so a DUT
+    /// that also plays central can connect to it.
+    func advertise(_ identity: TesterIdentity, until deadline: ContinuousClock.Instant) throws(RadioError) {
+        guard !runtime.host.isAdvertising(set: identity.set), let req = request(identity) else { return }
+        _ = try runtime.perform(.startAdvertising(req), until: deadline)
     }
 
-    /// The same, without waiting (after a DUT that had connected to an identity leaves, or to re-arm a set it used).
-    func readvertise() throws(RadioError) {
-        for identity in identities where !runtime.host.isAdvertising(set: identity.set) {
-            guard let req = request(identity) else { return }
-            try runtime.submit(.startAdvertising(req))
-        }
+    /// The same, without waiting (after a connection to the identity ended its set's advertising).
+    func readvertise(_ identity: TesterIdentity) throws(RadioError) {
+        guard !runtime.host.isAdvertising(set: identity.set), let req = request(identity) else { return }
+        try runtime.submit(.startAdvertising(req))
     }
 
     /// A random static address (Core Vol 6 Part B 1.3.2.1: two top bits set) from the run's seed.

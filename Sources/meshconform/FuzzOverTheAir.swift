@@ -34,6 +34,8 @@ extension FuzzCommand {
             throw UsageError(RunCommand.message(for: error))
         }
         defer { plan.radio?.close() }
+        // A DUT the tester can no longer link to is a finding here, not a reason to stop.
+        plan.radio?.options.unreachableAfter = 0
         guard let caps = plan.capabilities.first else { throw UsageError("no dialect to fuzz") }
 
         var configuration = OTAFuzzConfiguration()

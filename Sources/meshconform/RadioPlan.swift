@@ -13,7 +13,7 @@ extension RunCommand {
 
     func radioPlan(declared: Capabilities?, dialect: DialectName?) throws -> Plan {
         guard !adapter.isEmpty else {
-            throw UsageError("--target and --btsnoop go with --adapter: pass one --adapter per tester identity, e.g. --adapter tcp:127.0.0.1:7001 --adapter tcp:127.0.0.1:7002")
+            throw UsageError("--target, --btsnoop and --dut-connects go with --adapter: pass one --adapter per tester identity, e.g. --adapter tcp:127.0.0.1:7001 --adapter tcp:127.0.0.1:7002")
         }
         if dutExec != nil || mutant != nil {
             throw UsageError("--adapter tests a device on the air; it cannot be combined with --dut-exec or --mutant (run the mutant with `meshconform node --mutant NAME` on another adapter)")
@@ -95,7 +95,7 @@ extension RunCommand {
                 caps.upperTester = false
             }
             try learnIdentity(driver, &caps)
-            try driver.advertise()
+            if dutConnects { driver.options.linkSetup = GATTDriver.Options.dutConnectsFirst }
             return Plan(driver: driver, capabilities: [caps], radio: driver)
         } catch let error as GATTDriverError {
             driver.close()
@@ -136,10 +136,11 @@ extension RunCommand {
 
 extension Capabilities {
     /// Defaults for a device on the air without a capabilities file: the dialect's features,
-    /// the tester links the adapters gave, no upper tester (there is no channel to the app), and slack for
-    /// the radio path (connection events, HCI transport, the tester polling several adapters).
+    /// the tester links the adapters gave, no upper tester (there is no channel to the app), slack
+    /// for the radio path (connection events, HCI transport, the tester polling several adapters),
+    /// and a check budget that lets DDP/BV-06's cache fill (about 30 s on the air) finish.
     static func radio(_ dialect: DialectName, links: Int) -> Capabilities {
         Capabilities(dialect: dialect, beacons: dialect == .relay, routing: dialect == .blemesh,
-                     upperTester: false, maxLinks: links, timingSlackMs: 150)
+                     upperTester: false, maxLinks: links, timingSlackMs: 150, checkBudgetSeconds: 45)
     }
 }

@@ -45,8 +45,14 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Write a JUnit XML report to this file.")
     var junit: String?
 
+    @Option(help: "Write the HTML report to this file: one self-contained page with filters and a sequence chart per check.")
+    var html: String?
+
     @Option(help: "Write a btsnoop capture per adapter into this directory (with --adapter).")
     var btsnoop: String?
+
+    @Flag(name: .customLong("dut-connects"), help: "With --adapter: bring each link up by waiting for the DUT to connect to the tester (as phones do) before the tester connects to it (docs/radio.md, Links).")
+    var dutConnects = false
 
     @Option(help: "Seed for the testers' random choices and the reference node.")
     var seed: UInt64 = 1
@@ -81,8 +87,14 @@ struct RunCommand: ParsableCommand {
         print(TextReport.summary(report))
         if let json { try write(Data(JSONReport.render(report)), to: json) }
         if let junit { try write(Data(JUnitReport.render(report).utf8), to: junit) }
+        if let html { try write(Data(HTMLReport.render(report, style: .init(dialectPages: dialectPages)).utf8), to: html) }
         if let failure = plan.radio?.adapterFailure {
             throw UsageError("the run stopped being meaningful: \(failure) (is the controller still running? checks after the failure are ERROR)")
+        }
+        if let unreachable = plan.radio?.unreachable {
+            let notRun = sections.flatMap(\.results).filter { $0.reason?.hasPrefix("not run: ") == true }.count
+            print("DUT unreachable (\(plan.radio?.target?.string ?? "?")): \(unreachable); \(notRun) later check\(notRun == 1 ? "" : "s") not run (INCONC). Is it still on, in range and advertising?")
+            throw ExitCode(1)
         }
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
     }
@@ -108,7 +120,7 @@ struct RunCommand: ParsableCommand {
         if let declared, let dialect, declared.dialect != dialect {
             throw UsageError("--dialect \(dialect.rawValue) contradicts the capabilities file, which declares \"\(declared.dialect.rawValue)\"")
         }
-        if !adapter.isEmpty || target != nil || btsnoop != nil {
+        if !adapter.isEmpty || target != nil || btsnoop != nil || dutConnects {
             return try radioPlan(declared: declared, dialect: dialect)
         }
         if let command = dutExec {
@@ -159,6 +171,14 @@ struct RunCommand: ParsableCommand {
         case .typeMismatch(_, let c), .valueNotFound(_, let c): return "wrong type at \"\(c.codingPath.map(\.stringValue).joined(separator: "."))\""
         @unknown default: return "\(error)"
         }
+    }
+
+    /// Where the HTML report's rule links point: this source tree's docs/dialects/ when it is
+    /// still where the binary was built from, else the same folder relative to the report.
+    private var dialectPages: String {
+        let pages = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../docs/dialects", isDirectory: true).standardizedFileURL
+        return FileManager.default.fileExists(atPath: pages.path) ? pages.absoluteString : "docs/dialects/"
     }
 
     private func write(_ data: Data, to path: String) throws {

@@ -1,7 +1,7 @@
 import BLEHost
 import BLERadio
 import Conformance
-import GATTDUT
+@testable import GATTDUT
 import HCITransport
 import MeshNode
 import Testing
@@ -147,5 +147,58 @@ import Testing
         #expect(summary.identities == 4 && summary.links == 2)
         #expect(summary.note.contains("refused a link from identity 3"))
         #expect(driver.linkLimitReason.contains(": 2 ("))
+    }
+
+    /// A driver located on a DUT that advertises but never completes a connection, with short timeouts.
+    static func unreachableDUT(unreachableAfter: Int = 2) throws -> GATTDriver {
+        let ad = AdvertisingData.forService(GATTBinding.relay.service)!.encoded()
+        var options = GATTDriver.Options()
+        options.connectTimeout = .milliseconds(200)
+        options.dutConnectTimeout = .milliseconds(200)
+        options.operationTimeout = .milliseconds(300)
+        options.unreachableAfter = unreachableAfter
+        let driver = try GATTDriver.open(transports: [willing(reports: [report([0xC0, 1, 2, 3, 4, 5], ad)])], dialect: .relay, options: options)
+        #expect(try driver.locate(BluetoothAddress(string: "C0:01:02:03:04:05"), within: .seconds(1)))
+        return driver
+    }
+
+    /// A DUT the tester cannot link to: every check is INCONC with the set-up attempts as the
+    /// reason (never FAIL), and after two such checks in a row the rest are INCONC at once.
+    @Test func linksThatCannotBeBroughtUpAreInconclusiveAndStopTheRun() throws {
+        let driver = try Self.unreachableDUT()
+        let caps = Capabilities(dialect: .relay, upperTester: false, maxLinks: 2, timingSlackMs: 150)
+        let checks = Array(Runner.select(Catalog.all, dialect: .relay).filter { $0.needs.allSatisfy(caps.has) }.prefix(5))
+        try #require(checks.count == 5)
+        let start = ContinuousClock.now
+        let results = try Runner(capabilities: caps, driver: driver).run(checks)
+        let elapsed = ContinuousClock.now - start
+        try #require(results.count == 5)
+        #expect(results.allSatisfy { $0.verdict == .inconclusive }, "\(results.map { "\($0.id) \($0.verdict) \($0.reason ?? "")" })")
+        #expect(results[0].reason?.contains("could not bring L1 up") == true)
+        #expect(results[0].reason?.contains("3 attempts") == true)
+        #expect(results[2...].allSatisfy { $0.reason?.hasPrefix("not run: the DUT became unreachable") == true })
+        #expect(driver.unreachable?.contains("2 checks in a row") == true)
+        // Two checks of three attempts each, bounded by their timeouts; the rest cost nothing.
+        #expect(elapsed < .seconds(15))
+    }
+
+    /// Over-the-air fuzzing keeps trying (a DUT that cannot be linked is its finding), and a
+    /// check whose link came up resets the count.
+    @Test func unreachableIsCountedOnlyForChecksInARow() throws {
+        let driver = try Self.unreachableDUT(unreachableAfter: 0)
+        for _ in 0..<3 { driver.checkEnded(linkSetupFailure: "no", linkCameUp: false) }
+        #expect(driver.unreachable == nil)
+        driver.checkEnded(linkSetupFailure: nil, linkCameUp: true)
+        driver.options.unreachableAfter = 2
+        driver.checkEnded(linkSetupFailure: "no", linkCameUp: false)
+        driver.checkEnded(linkSetupFailure: nil, linkCameUp: true)
+        driver.checkEnded(linkSetupFailure: "no", linkCameUp: false)
+        driver.checkEnded(linkSetupFailure: nil, linkCameUp: false)   // a check that brought no link up
+        #expect(driver.unreachable == nil)
+        driver.checkEnded(linkSetupFailure: "no", linkCameUp: false)
+        #expect(driver.unreachable != nil)
+        #expect(throws: LinkFailure.self) {
+            _ = try driver.start(DUTSetup(dialect: .relay, address: NodeAddress(bytes: [1]), settings: [:], seed: 1))
+        }
     }
 }

@@ -78,6 +78,10 @@ public struct Runner {
             session = try driver.start(try probe.setup(capabilities: capabilities, seed: Self.seed(seed, check.id)))
         } catch let unavailable as DUTUnavailable {
             throw unavailable
+        } catch let e as LinkFailure {
+            result.verdict = .inconclusive
+            result.reason = e.description
+            return result
         } catch {
             result.verdict = error is DUTFailure ? .fail : .error
             result.reason = "could not start the DUT: \(error)"
@@ -100,6 +104,9 @@ public struct Runner {
             result.reason = e.reason
         } catch let e as DUTFailure {
             result.verdict = .fail
+            result.reason = e.description
+        } catch let e as LinkFailure {
+            result.verdict = .inconclusive
             result.reason = e.description
         } catch {
             result.verdict = .error

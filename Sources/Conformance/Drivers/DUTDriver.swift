@@ -44,6 +44,16 @@ public struct DUTFailure: Error, Sendable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
+/// The tester could not set up or use a link to the DUT: a preamble or postamble step (connect,
+/// MTU exchange, discovery, subscription, disconnect) or a write the DUT never answered failed
+/// after the driver's bounded retries, or the driver stopped trying because the DUT became
+/// unreachable. The check is INCONC with this reason, never FAIL: it says nothing about what
+/// the DUT sent while links were up (docs/radio.md, "Verdicts").
+public struct LinkFailure: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
 /// The tester could not do its part: the check is ERROR, which says nothing about the DUT.
 public struct TesterError: Error, Sendable, CustomStringConvertible {
     public var description: String

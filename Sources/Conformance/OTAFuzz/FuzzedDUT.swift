@@ -56,6 +56,8 @@ final class FuzzedDUT {
             session = try driver.start(try probe.setup(capabilities: capabilities, seed: seed))
         } catch let e as DUTFailure {
             return .failure(.failed(e.description))
+        } catch let e as LinkFailure {
+            return .failure(.failed(e.description))
         } catch {
             throw FuzzStopped("could not start the DUT: \(error)")
         }
@@ -137,6 +139,9 @@ final class FuzzedDUT {
             try step()
             return nil
         } catch let e as DUTFailure {
+            return .failed(e.description)
+        } catch let e as LinkFailure {
+            // Under fuzz, a DUT the tester can no longer link to is what a crash looks like.
             return .failed(e.description)
         } catch {
             throw FuzzStopped("the tester failed: \(error)")

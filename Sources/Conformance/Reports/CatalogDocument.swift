@@ -56,6 +56,7 @@ public enum CatalogDocument {
             md += "\n"
         }
         md += capabilitiesSection
+        md += htmlReportSection
         md += "## Mutants\n\n| mutant | deviation |\n|---|---|\n"
         for fault in Fault.allCases { md += "| `\(fault.rawValue)` | \(fault.summary) |\n" }
         return md
@@ -85,6 +86,43 @@ public enum CatalogDocument {
         Timing windows come from section 6 of each dialect page: relay relays and acks within
         0-100 ms; blemesh relays within 10-80 ms (the union of its per-degree windows) and answers
         control messages within 1 s.
+
+
+        """
+
+    static let htmlReportSection = """
+        ## HTML report
+
+        `--html FILE` writes the run as one self-contained page (inline CSS, script and SVG; it
+        loads nothing, and its Content-Security-Policy forbids loading anything). `ci/test` renders
+        one in headless Chromium and checks its screenshot and DOM, and the report of a DUT that
+        writes markup everywhere it can (`ci/hostile-dut.py`): all of it stays text. The page has:
+
+        ![The HTML report of the relay DDP checks against the no-dedup mutant](report.png)
+
+        - **the run**: DUT, dialects, seed, checks, wall time; a tile per verdict with its count
+          (click one to show only that verdict) and a bar per dialect; links to every FAIL and ERROR;
+        - **filters** by verdict, group and dialect (several values of one filter add up), and a
+          search over ids and purposes; *open all* and *close all* for the rows;
+        - **a row per check**: verdict, id, dialect, purpose (with the reason when it did not pass),
+          the rules it verifies for that dialect, the units it exchanged and its wall time. The
+          rules link to the section of `docs/dialects/<dialect>.md` that states them: in this
+          source tree when the binary still finds it, else `docs/dialects/` next to the page.
+          Click a row to open it; a FAIL's row is open from the start;
+        - **in an open row**: expected and seen side by side, the rules with their sections, and a
+          **message sequence chart** of the check's evidence: a lane for the DUT, one per tester link
+          (`tester L1`, ...) and one for the DUT's app when the upper tester took part; time runs
+          downward, and each unit is an arrow from sender to receiver (blue: to the DUT, orange:
+          from it; dashed grey: link up and down; dashed green: app deliveries and upper-tester
+          commands) with the tester's decoding on the right. Tester notes are yellow bands, DUT log
+          lines a dot on the DUT's lane. In a FAIL's chart a red ▶ marks the units its *seen* names.
+          A pause of 500 ms or more breaks the lifelines and says how long it was. Hover a unit for
+          its time, route and bytes (hex and ASCII).
+
+        A chart shows at most 200 entries: the first 120, the last 80 (a FAIL's cause is often at the
+        end) and those the verdict names, with a row for each stretch left out saying how many
+        entries over what time; the JSON report has them all. Everything the DUT produced (bytes, decodings, log lines, its name) is escaped:
+        a DUT cannot put markup in the page.
 
 
         """

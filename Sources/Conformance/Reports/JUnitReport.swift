@@ -38,22 +38,5 @@ public enum JUnitReport {
 
     static func seconds(_ s: Double) -> String { String(format: "%.3f", s) }
 
-    /// XML 1.0 text and attribute escaping; control characters XML cannot carry become U+FFFD.
-    static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.count)
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\n", "\t", "\r": out.unicodeScalars.append(scalar)
-            default:
-                out.unicodeScalars.append(scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value) ? "\u{FFFD}" : scalar)
-            }
-        }
-        return out
-    }
+    static func escape(_ s: String) -> String { Markup.escape(s) }
 }

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# ci/bumble-unreachable.sh: a DUT that becomes unreachable. `meshconform node --dialect bitchat`
+# starts on a Bumble controller and its host is killed at once: the controller goes on
+# advertising and accepting link-layer connections, but nothing answers ATT (a crashed app on a
+# phone looks the same). `meshconform run` against it must give INCONC, never FAIL: the first
+# two checks after their bounded link set-up attempts, every later one at once, one
+# "DUT unreachable:" line at the end, exit 1, within a minute. Output in .build/radio/unreachable/.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+. ci/lib.sh
+bin=${MESHCONFORM:-.build/debug/meshconform}
+out=.build/radio/unreachable
+rm -rf "$out"; mkdir -p "$out"
+target=C0:4D:45:53:48:01
+start_controllers 3 || exit 1
+"$bin" node --dialect bitchat --adapter "${CONTROLLERS[2]}" --ble-address $target > "$out/node.log" 2>&1 &
+node=$!; CI_PIDS+=($node)
+for _ in $(seq 200); do grep -q '^node ' "$out/node.log" && break; kill -0 $node 2>/dev/null || break; sleep 0.05; done
+grep -q '^node ' "$out/node.log" || { echo "meshconform node did not start:"; cat "$out/node.log"; exit 1; }
+sleep 0.5; kill $node; wait $node 2>/dev/null
+start=$(date +%s)
+rc=0
+timeout 120 "$bin" run --dialect bitchat --adapter "${CONTROLLERS[0]}" --adapter "${CONTROLLERS[1]}" --target $target \
+  --json "$out/report.json" > "$out/run.log" 2>&1 || rc=$?
+took=$(( $(date +%s) - start ))
+stop_controllers
+fail() { cat "$out/run.log"; echo "unreachable DUT: $*"; exit 1; }
+[ $rc -eq 1 ] || fail "exit $rc, not 1"
+[ $took -le 60 ] || fail "took $took s, more than a minute"
+tail -1 "$out/run.log" | grep -q '^DUT unreachable ' || fail "the last line does not say the DUT is unreachable"
+"$VENV/bin/python" - "$out/report.json" <<'PY' || fail "verdicts"
+import json, sys
+results = [x for d in json.load(open(sys.argv[1]))["dialects"] for x in d["results"]]
+bad = [(x["id"], x["verdict"]) for x in results if x["verdict"] not in ("INCONC", "NA")]
+tried = [x for x in results if x["verdict"] == "INCONC" and "could not bring L1 up" in (x.get("reason") or "")]
+skipped = [x for x in results if x["verdict"] == "INCONC" and (x.get("reason") or "").startswith("not run: the DUT became unreachable")]
+if bad or len(tried) != 2 or len(skipped) < 5:
+    print("verdicts:", bad, "tried", len(tried), "not run", len(skipped)); sys.exit(1)
+print(f"{len(tried)} checks tried their links, {len(skipped)} not run")
+PY
+echo "exit 1 in $took s: $(tail -1 "$out/run.log" | cut -c1-120)"
