@@ -15,6 +15,8 @@ Two centrals, A and B, each on its own controller (from ci/bumble-controllers.py
      that reassemble to the same envelope with the TTL one lower; camp, the very bytes A
      wrote (CAMP-R4); peat, the same envelope byte for byte but its hop, which is 1. A must
      not get it back.
+With --node-a X --node-b Y (two nodes linked to each other), A links to node X and B to
+node Y, and the message crosses both: --hops 2 is then the TTL (hop) change B must see.
 Exit 0 when all holds, 1 with the reason otherwise.
 """
 import argparse
@@ -128,16 +130,20 @@ async def main() -> int:
     parser.add_argument("--a", required=True, help="controller of central A (tcp:HOST:PORT)")
     parser.add_argument("--b", required=True, help="controller of central B (tcp:HOST:PORT)")
     parser.add_argument("--timeout", type=float, default=10.0)
+    parser.add_argument("--node-a", help="address of the node A links to (default: the first advertiser heard)")
+    parser.add_argument("--node-b", help="address of the node B links to (default: A's node)")
+    parser.add_argument("--hops", type=int, default=1, help="nodes between A and B (each takes one TTL / adds one hop)")
     args = parser.parse_args()
+    hops = args.hops
     service, characteristic = BINDINGS[args.dialect]
 
     ta, a = await central("A", args.a, "C0:00:00:00:00:0A")
     tb, b = await central("B", args.b, "C0:00:00:00:00:0B")
     try:
-        node = await find_node(a, service, args.timeout)
+        node = Address(args.node_a) if args.node_a else await find_node(a, service, args.timeout)
         print(f"found the node at {node} advertising {service}")
         inbox_a, inbox_b = asyncio.Queue(maxsize=1000), asyncio.Queue(maxsize=1000)
-        _, _, mtu_b = await open_link(b, node, service, characteristic, inbox_b)
+        _, _, mtu_b = await open_link(b, Address(args.node_b) if args.node_b else node, service, characteristic, inbox_b)
         peer_a, char_a, mtu_a = await open_link(a, node, service, characteristic, inbox_a)
         print(f"A and B connected and subscribed (ATT_MTU {mtu_a}, {mtu_b})")
 
@@ -156,7 +162,7 @@ async def main() -> int:
             got = await expect(inbox_b, relayed, args.timeout)
             if got is None:
                 print("FAIL: B did not receive the relayed frame"); return 1
-            if got[0]["ttl"] != header["ttl"] - 1 or got[1] != body or got[0]["dest"] != header["dest"]:
+            if got[0]["ttl"] != header["ttl"] - hops or got[1] != body or got[0]["dest"] != header["dest"]:
                 print(f"FAIL: relayed frame differs: header {got[0]}, body equal {got[1] == body}"); return 1
             print(f"B received the relay: TTL {got[0]['ttl']}, body untouched")
             message = header["seq"]
@@ -195,7 +201,7 @@ async def main() -> int:
             if got is None:
                 print("FAIL: B did not receive the relayed envelope"); return 1
             expected = bytearray(sent)
-            expected[PEAT_HOP] += 1
+            expected[PEAT_HOP] += hops
             if got != bytes(expected):
                 print(f"FAIL: relayed envelope differs: hop {got[PEAT_HOP]} of {got[PEAT_HOP + 1]}, {len(got)} bytes, "
                       f"the rest {'equal' if got[:PEAT_HOP] + got[PEAT_HOP + 1:] == sent[:PEAT_HOP] + sent[PEAT_HOP + 1:] else 'changed'}"); return 1
@@ -225,7 +231,7 @@ async def main() -> int:
             got = await expect(inbox_b, reassembled, args.timeout)
             if got is None:
                 print(f"FAIL: B did not receive the relayed envelope ({len(parts)} chunk(s) seen)"); return 1
-            if got.get("id") != message or got.get("ttl") != fields["ttl"] - 1 or got.get("payload") != fields["payload"]:
+            if got.get("id") != message or got.get("ttl") != fields["ttl"] - hops or got.get("payload") != fields["payload"]:
                 print(f"FAIL: relayed envelope differs: {json.dumps(got)[:300]}"); return 1
             print(f"B received the relay: envelope {message}, TTL {got['ttl']}, hop path {len(got.get('hopPath', []))}")
 

@@ -51,13 +51,26 @@ expect 2 'could not be run'    -- "$bin" --dialect relay --dut-exec /nonexistent
 expect 2 'not executable'      -- "$bin" --dialect relay --dut-exec /
 expect 2 'hci'                 -- "$bin" --dialect relay --adapter hci9 --target AA:BB:CC:DD:EE:FF   # no Bluetooth here, or no hci9
 expect 2 'cannot connect'      -- "$bin" --dialect relay --adapter tcp:127.0.0.1:1
-expect 2 'needs the DUT'       -- "$bin" --adapter tcp:127.0.0.1:1
+expect 2 'cannot connect'      -- "$bin" --adapter tcp:127.0.0.1:1   # no --dialect: detected on the air, after the adapter opens
 expect 2 'go with --adapter'   -- "$bin" --dialect relay --target AA:BB:CC:DD:EE:FF
 expect 2 'given twice'         -- "$bin" --dialect relay --adapter tcp:127.0.0.1:1 --adapter tcp:127.0.0.1:1
 expect 2 '--target must be'    -- "$bin" --dialect relay --adapter tcp:127.0.0.1:1 --target nope
 expect 2 'cannot be combined'  -- "$bin" --dialect relay --adapter tcp:127.0.0.1:1 --mutant no-dedup
 expect 2 'KEY=VALUE'           -- "$bin" node --dialect relay --adapter tcp:127.0.0.1:1 --setting nope
 expect 0 'RLY/BV-01'           -- "$bin" list --dialect relay
+
+# operator prompts (issue 13): scripted answers decide a check that needs the app
+answers=$(mktemp); trap 'rm -f "$answers"' EXIT
+echo '{"check": "DDP/BV-05", "kind": "delivery", "answer": "y"}' > "$answers"
+expect 0 'PASS   DDP/BV-05'    -- "$bin" run --dialect blemesh --checks DDP/BV-05 --prompt-answers "$answers"
+echo '{"check": "DDP/BV-05", "kind": "delivery", "answer": "n"}' > "$answers"
+expect 1 'never delivered'     -- "$bin" run --dialect blemesh --checks DDP/BV-05 --prompt-answers "$answers"
+echo '{"check": "DDP/BV-05", "answer": "none"}' > "$answers"
+expect 0 'INCONC DDP/BV-05'    -- "$bin" run --dialect relay --checks DDP/BV-05 --prompt-answers "$answers"
+expect 0 'standard input is closed' -- "$bin" run --dialect relay --checks DDP/BV-05 --prompt --prompt-timeout 2 < /dev/null
+expect 2 '--prompt-answers'    -- "$bin" run --dialect relay --prompt-answers /nonexistent
+echo 'not json' > "$answers"
+expect 2 'line 1'              -- "$bin" run --dialect relay --prompt-answers "$answers"
 
 # adapters and adapter monikers (issue 5): listing works with or without kernel Bluetooth
 expect 0 'hci'                 -- "$bin" adapters

@@ -108,7 +108,7 @@ final class GATTSession: DUTSession {
             }
             try write(bytes, adapter, link, up)
         case .command:
-            throw CheckNotApplicable("needs an upper tester: the GATT driver has no channel to the DUT's app")
+            throw CheckNotApplicable("needs an upper tester: the GATT driver has no channel to the DUT's app (meshconform run --prompt asks the person at the bench)")
         case .timer:
             throw TesterError("timer events are not sent to a GATT DUT")
         }
@@ -128,6 +128,7 @@ final class GATTSession: DUTSession {
                 }
             }
         } while ContinuousClock.now < end
+        if let failure { throw failure }
         pending.sort { $0.at < $1.at }
         let due = pending.filter { $0.at <= deadline }
         pending.removeAll { $0.at <= deadline }
@@ -283,6 +284,7 @@ final class GATTSession: DUTSession {
             let settled = { (c: Inbound) in !c.writes.isEmpty || c.subscribedAt.map { ContinuousClock.now >= $0 + self.driver.options.dutLinkSettle } == true }
             if let (handle, candidate) = inbound[n]?.first(where: { $0.value.subscribed != nil && settled($0.value) }), let packet = candidate.subscribed {
                 inbound[n]?[handle] = nil
+                pending.append(DUTOutput(at: now, kind: .log("\(identity.link) is the DUT's own connection to tester \(n): the tester notifies, the DUT writes")))
                 for write in candidate.writes {
                     try record(DUTOutput(at: instant(write.at), kind: .sent(write.value, on: identity.link)))
                 }
@@ -426,6 +428,10 @@ final class GATTSession: DUTSession {
                 dropped.insert(id.raw)
                 try record(DUTOutput(at: instant(at), kind: .disconnected(id)))
                 try record(DUTOutput(at: instant(at), kind: .log("\(id) dropped (HCI reason 0x\(String(reason, radix: 16)))")))
+                if let cause = Self.lostOnTheAir[reason] {
+                    // Not the DUT's doing: what it did not send on that link afterwards says nothing.
+                    failure = LinkFailure("\(id) was lost on the air (HCI reason 0x\(String(reason, radix: 16)), \(cause)), not ended by the DUT: the check cannot be decided")
+                }
             }
             try readvertiseAwaiting(adapter)
         default:
@@ -456,6 +462,13 @@ final class GATTSession: DUTSession {
         }
     }
 
+    /// Disconnection reasons (Core Vol 1 Part F) that mean the radio link failed rather than the
+    /// DUT ending it (0x13 remote user terminated, 0x14 low resources, 0x15 power off: its choice).
+    static let lostOnTheAir: [UInt8: String] = [
+        0x08: "supervision timeout", 0x22: "link layer response timeout", 0x28: "instant passed",
+        0x3E: "connection failed to be established",
+    ]
+
     private func record(_ output: DUTOutput) throws {
         produced += 1
         guard produced <= maxOutputsPerSession else {
@@ -481,15 +494,11 @@ final class GATTSession: DUTSession {
     /// Throws `TesterError` (and marks the driver failed, which stops the run) when `error` is
     /// the adapter's own: transport closed, controller failed, event flood. Returns otherwise.
     private func environmental(_ adapter: TesterAdapter, _ error: RadioError) throws {
-        switch error {
-        case .transport, .controllerFailed, .eventFlood:
-            let text = "tester adapter \(adapter.runtime.transport.name) failed: \(error)"
-            driver.markFailed(text)
-            failure = TesterError(text)
-            throw failure!
-        case .timeout, .operationFailed:
-            return
-        }
+        guard error.isAdapterFailure else { return }
+        let text = "tester adapter \(adapter.runtime.transport.name) failed: \(error)"
+        driver.markFailed(text)
+        failure = TesterError(text)
+        throw failure!
     }
 
     /// Runs a runtime call whose failure can only be the adapter's: `TesterError`, or

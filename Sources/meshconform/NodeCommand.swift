@@ -7,20 +7,23 @@ import HCITransport
 import MeshNode
 import MeshWire
 
-/// `meshconform node`: the reference node (or a mutant) on a radio, as a GATT peripheral of
-/// the dialect's binding, so phones, other stacks and the conformance suite can talk to it.
+/// `meshconform node`: the reference node (or a mutant) on a radio, in the apps' dual role on
+/// the dialect's GATT binding (peripheral, and central to the peers it hears), so phones,
+/// other stacks, other nodes and the conformance suite can talk to it.
 struct NodeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "node",
-        abstract: "Run the reference mesh node on an HCI adapter, as a GATT peripheral of the dialect's binding.",
+        abstract: "Run the reference mesh node on an HCI adapter, in the apps' dual role on the dialect's GATT binding.",
         discussion: """
             Each central that connects and subscribes to the packet characteristic is one link of the node. \
-            The node advertises the dialect's service (docs/dialects/<dialect>.md, GATT binding) every 20 ms. \
+            The node advertises the dialect's service (docs/dialects/<dialect>.md, GATT binding) every 20 ms, \
+            and, as the apps do, scans for it and connects out to the peers it hears (one link per peer, at most \
+            --max-central-links, retried with backoff); --no-central turns that off. \
             Exit status: 0 after --duration, 1 when the controller or transport fails on the way, 2 bad use or \
             an adapter that cannot be opened (the message says how to fix it).
             """)
 
-    @Option(help: "Dialect: relay or blemesh.")
+    @Option(help: "Dialect: \(DialectName.allCases.map(\.rawValue).joined(separator: ", ")).")
     var dialect: String
 
     @Option(help: "HCI adapter: hciN, tcp:HOST:PORT or unix:PATH.")
@@ -50,7 +53,13 @@ struct NodeCommand: ParsableCommand {
     @Flag(help: "Take the identity and settings the conformance suite assigns its DUT (relay: its X25519 key and the testers' contacts; blemesh: device id DD000000-...), so `meshconform run --adapter` can address it without a capabilities file.")
     var conformanceDUT = false
 
-    @Flag(help: "Start afresh (same identity, empty caches and routes) whenever the last central disconnects: the suite's fresh DUT per check, over the air.")
+    @Flag(help: "Peripheral only: do not scan for and connect out to peers advertising the service.")
+    var noCentral = false
+
+    @Option(help: "Outgoing (central) links at most.")
+    var maxCentralLinks = 3
+
+    @Flag(help: "A test aid, no real device does it: start afresh (same identity, empty caches and routes) whenever its last link, in either role, goes.")
     var freshWhenIdle = false
 
     func run() throws {
@@ -69,6 +78,7 @@ struct NodeCommand: ParsableCommand {
             throw UsageError(error.description)
         }
         if let duration, !(duration > 0) { throw UsageError("--duration must be a positive number of seconds") }
+        guard (1...7).contains(maxCentralLinks) else { throw UsageError("--max-central-links must be 1 to 7 (the host holds 8 connections); use --no-central for none") }
         var rng = SeededRandom(seed: seed)
         var nodeAddress: NodeAddress
         if let address {
@@ -132,6 +142,11 @@ struct NodeCommand: ParsableCommand {
             say("\(note)")
         }
         if freshWhenIdle { bridge.freshNode = { Node(dialect: dialectName, config: config, seed: seed) } }
+        if !noCentral {
+            var central = GATTNodeBridge.CentralOptions()
+            central.maxLinks = maxCentralLinks
+            bridge.central = central
+        }
         // PEAT-G2: peat's complete local name is PEAT_<meshId>-<node id>; others a prefix and the id.
         let name = dialectName == .peat
             ? String(decoding: PeatDeviceName(meshID: dialectSettings["meshId"] ?? PeatDeviceName.defaultMeshID, nodeID: nodeAddress.peatNode).encoded(), as: UTF8.self)
@@ -141,6 +156,8 @@ struct NodeCommand: ParsableCommand {
             say("node \(nodeAddress) (\(dialectName.rawValue)\(faults.isEmpty ? "" : ", mutant " + faults.map(\.rawValue).sorted().joined(separator: ","))) on \(transport.name)")
             let end = duration.map { ContinuousClock.now + .nanoseconds(Int64($0 * 1e9)) } ?? ContinuousClock.now + .seconds(100 * 365 * 86400)
             try bridge.run(until: end)
+            let links = bridge.currentLinks.map { "\($0.peer.string) \($0.outgoing ? "out" : "in")" }
+            say("links at exit: \(links.isEmpty ? "none" : links.joined(separator: ", "))")
         } catch {
             if error.isEnvironmental { throw UsageError(error.description) }
             FileHandle.standardError.write(Data("meshconform node: \(error)\n".utf8))

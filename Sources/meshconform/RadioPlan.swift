@@ -18,9 +18,6 @@ extension RunCommand {
         if dutExec != nil || mutant != nil {
             throw UsageError("--adapter tests a device on the air; it cannot be combined with --dut-exec or --mutant (run the mutant with `meshconform node --mutant NAME` on another adapter)")
         }
-        guard let d = dialect ?? declared?.dialect else {
-            throw UsageError("--adapter needs the DUT's dialect: pass --dialect relay|blemesh or a --capabilities file")
-        }
         var endpoints: [HCIEndpoint] = []
         for moniker in adapter {
             switch try AdapterMoniker(parsing: moniker) {
@@ -57,6 +54,10 @@ extension RunCommand {
                 throw error
             }
         }
+        guard let d = try dialect ?? declared?.dialect ?? detectDialect(on: transports, target: wanted) else {
+            transports.forEach { $0.close() }
+            throw UsageError("no dialect named and no --target to find it from: pass --target ADDR with one of the addresses above (its dialect is detected), or --dialect D (\(DialectName.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
         let driver: GATTDriver
         do {
             driver = try GATTDriver.open(transports: transports, dialect: d, seed: seed)
@@ -90,16 +91,52 @@ extension RunCommand {
                 caps.maxLinks = links
                 caps.maxLinksReason = driver.linkLimitReason
             }
-            if caps.upperTester {
-                print("note: upperTester is declared, but the GATT driver has no channel to the DUT's app: checks that need it are NA")
+            if caps.upperTester, !prompt, promptAnswers == nil {
+                print("note: upperTester is declared, but the GATT driver has no channel to the DUT's app: checks that need it are NA (--prompt asks you instead)")
                 caps.upperTester = false
             }
-            try learnIdentity(driver, &caps)
+            do {
+                try learnIdentity(driver, &caps)
+            } catch {
+                // The air lost a read, or the device is slow to accept: the run goes on, and
+                // its link set-up says whether the DUT can be reached at all.
+                if error.isAdapterFailure { throw error }
+                print("note: could not read the DUT's node id characteristic (\(error)); going on without it")
+            }
             if dutConnects { driver.options.linkSetup = GATTDriver.Options.dutConnectsFirst }
             return Plan(driver: driver, capabilities: [caps], radio: driver)
         } catch let error as GATTDriverError {
             driver.close()
             throw UsageError("\(error)\(error.isAdapterFailure ? " (is the controller still running?)" : "")")
+        }
+    }
+
+    /// No --dialect: the target's dialect from its advertised service UUIDs or its GATT
+    /// database (docs/radio.md, "Finding the DUT"). Without a target, lists the devices in
+    /// range with their dialects and returns nil. Throws a usage error when it cannot tell.
+    private func detectDialect(on transports: [any HCITransport], target: BluetoothAddress?) throws -> DialectName? {
+        let detector: DialectDetector
+        do {
+            // An address of its own: the driver's tester identities come up after it.
+            detector = try DialectDetector(transport: transports[0], address: try! BluetoothAddress(string: "C3:4D:43:44:45:54"))
+            guard let target else {
+                let (found, others) = try detector.scan(for: Self.listingScan)
+                print("devices in range advertising a mesh dialect's service, \(Self.listingScan) scan from \(adapter[0]):")
+                for a in found {
+                    print("  \(a.address.string)  \(a.address.type)  rssi \(a.rssi)  \(a.dialects.map(\.rawValue).joined(separator: "+"))  \(a.name ?? "(no name)")\(a.connectable ? "" : "  not connectable")")
+                }
+                if found.isEmpty { print("  none") }
+                if others > 0 {
+                    print("  and \(others) other device\(others == 1 ? "" : "s") advertising no dialect's service (an app in the background may not: --target ADDR looks in its GATT database)")
+                }
+                return nil
+            }
+            let (d, evidence) = try detector.detect(target)
+            print("dialect \(d.rawValue): \(evidence)")
+            return d
+        } catch {
+            transports.forEach { $0.close() }
+            throw UsageError("\(error)")
         }
     }
 

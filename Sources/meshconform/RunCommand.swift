@@ -18,7 +18,7 @@ struct RunCommand: ParsableCommand {
             Exit status: 0 every applicable check passed, 1 a check FAILed or ended in ERROR, 2 bad use.
             """)
 
-    @Option(help: "Dialect to test (default: every dialect for the built-in node; the capabilities file's otherwise).")
+    @Option(help: "Dialect to test (default: every dialect for the built-in node; the capabilities file's otherwise; with --adapter, detected from the target's advertised services or GATT database).")
     var dialect: String?
 
     @Option(help: "HCI adapter: hci0, tcp:HOST:PORT, unix:PATH (repeat for more tester identities).")
@@ -60,17 +60,29 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Wall-clock limit for the whole run, seconds; checks not started by then are INCONC.")
     var timeLimit: Double = 3600
 
+    @Flag(help: "Be the DUT's upper tester by hand: checks that need the app (sends, deliveries, acknowledgements shown) ask you on the terminal, PTS MMI style (docs/checks.md, \"Operator prompts\").")
+    var prompt = false
+
+    @Option(help: "Answer the operator prompts from this file of JSON lines ({\"check\": \"DDP/BV-05\", \"kind\": \"delivery\", \"answer\": \"y\"}) instead of the terminal.")
+    var promptAnswers: String?
+
+    @Option(help: "Seconds to wait for an answer to a prompt; no answer is INCONC.")
+    var promptTimeout: Double = 120
+
     @Flag(name: .shortAndLong, help: "Show reasons and evidence for every check, not only for failures.")
     var verbose = false
 
     func run() throws {
         let plan = try makePlan()
+        let upperTester = try makeOperator()
         let started = ContinuousClock.now
         var sections: [RunReport.Section] = []
-        for capabilities in plan.capabilities {
+        for var capabilities in plan.capabilities {
+            if upperTester != nil { capabilities.upperTester = true }
             let selected = try select(for: capabilities.dialect)
             print("\(capabilities.dialect.rawValue): \(selected.count) checks against \(plan.driver.name)")
-            let runner = Runner(capabilities: capabilities, driver: plan.driver, seed: seed, timeLimit: .milliseconds(Int64(timeLimit * 1000)))
+            var runner = Runner(capabilities: capabilities, driver: plan.driver, seed: seed, timeLimit: .milliseconds(Int64(timeLimit * 1000)))
+            runner.upperTester = upperTester
             let results: [CheckResult]
             do {
                 results = try runner.run(selected) { print(TextReport.line($0, verbose: verbose)) }
@@ -97,6 +109,17 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(1)
         }
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+    }
+
+    /// The operator prompts: scripted answers, the terminal, or none.
+    private func makeOperator() throws -> (any UpperTesterOperator)? {
+        guard promptTimeout > 0, promptTimeout <= 86_400 else { throw UsageError("--prompt-timeout must be 0 to 86400 seconds") }
+        if let promptAnswers {
+            do { return try ScriptedOperator(path: promptAnswers) } catch {
+                throw UsageError("--prompt-answers: \(error)")
+            }
+        }
+        return prompt ? TerminalOperator(timeout: .milliseconds(Int64(promptTimeout * 1000))) : nil
     }
 
     struct Plan {

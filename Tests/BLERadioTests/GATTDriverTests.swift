@@ -201,4 +201,107 @@ import Testing
             _ = try driver.start(DUTSetup(dialect: .relay, address: NodeAddress(bytes: [1]), settings: [:], seed: 1))
         }
     }
+
+    // MARK: a DUT that connects to the tester
+
+    /// A controller whose peer (the DUT, C0:01:02:03:04:05) connects to the tester as central
+    /// as soon as the tester advertises, subscribes to the tester's packet characteristic and
+    /// writes `announce` into it.
+    static func connectingDUT(cccd: UInt16, packet valueHandle: UInt16, announce: [UInt8], dropOnNotification reason: UInt8? = nil) -> ScriptedTransport {
+        let dut: [UInt8] = [0xC0, 1, 2, 3, 4, 5]
+        let base = willing(reports: [report(dut, AdvertisingData.forService(GATTBinding.relay.service)!.encoded())])
+        return ScriptedTransport { packet in
+            var out = base.script(packet)
+            // LE Set Advertising Enable (enable): the DUT connects, handle 0x0040, role peripheral.
+            if case .command(let p) = packet, p.count > 3, p[0] == 0x0A, p[1] == 0x20, p[3] == 1 {
+                var complete: [UInt8] = [0x01, 0x00, 0x40, 0x00, 0x01, 0x01]   // sub-event, status, handle, role, peer type
+                complete += dut.reversed()
+                complete += [0x18, 0, 0, 0, 0xC8, 0, 0]                        // interval, latency, timeout, accuracy
+                out.append(try! H4Packet(decoding: [0x04, 0x3E, UInt8(complete.count)] + complete))
+                let subscribe: [UInt8] = [0x12, UInt8(cccd & 0xFF), UInt8(cccd >> 8), 0x01, 0x00]   // Write Request: CCCD notify
+                let write: [UInt8] = [0x52, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)] + announce    // Write Command: a packet
+                out.append(acl(att: subscribe))
+                out.append(acl(att: write))
+            }
+            // A notification from the tester: the link drops with `reason`.
+            if let reason, case .acl(let p) = packet, p.count > 8, p[8] == 0x1B {
+                out.append(try! H4Packet(decoding: [0x04, 0x05, 4, 0x00, 0x40, 0x00, reason]))
+            }
+            // HCI Disconnect: Command Status, then Disconnection Complete (reason 0x16, local host).
+            if case .command(let p) = packet, p.count > 4, p[0] == 0x06, p[1] == 0x04 {
+                out = [try! H4Packet(decoding: [0x04, 0x0F, 4, 0x00, 1, 0x06, 0x04]),
+                       try! H4Packet(decoding: [0x04, 0x05, 4, 0x00, p[3], p[4], 0x16])]
+            }
+            return out
+        }
+    }
+
+    /// One ATT PDU from the peer on connection 0x0040 (L2CAP channel 4).
+    static func acl(att: [UInt8]) -> H4Packet {
+        let l2cap: [UInt8] = [UInt8(att.count), 0, 0x04, 0x00] + att
+        return try! H4Packet(decoding: [0x02, 0x40, 0x20, UInt8(l2cap.count), 0] + l2cap)
+    }
+
+    /// linkUp(1) by the DUT's own connection: it becomes link 1 when the DUT has subscribed and
+    /// written, its write is what it sent on L1, and the tester's bytes on L1 go out as a
+    /// notification of the tester's packet characteristic on that connection.
+    @Test func aDUTThatConnectsToTheTesterIsTheLink() throws {
+        var host = LEHost()
+        let registered = try host.registerService(GATTBinding.relay.serviceDefinition(nodeID: Array(repeating: 0, count: 16)))
+        let characteristic = try #require(registered.characteristic(GATTBinding.relay.packet.uuid))
+        let cccd = try #require(characteristic.cccdHandle)
+        let announce: [UInt8] = [0xA1, 0xA2, 0xA3]
+        let transport = Self.connectingDUT(cccd: cccd, packet: characteristic.valueHandle, announce: announce)
+        var options = GATTDriver.Options()
+        options.linkSetup = [.dutConnects]
+        options.dutConnectTimeout = .seconds(2)
+        let driver = try GATTDriver.open(transports: [transport], dialect: .relay, options: options)
+        #expect(try driver.locate(BluetoothAddress(string: "C0:01:02:03:04:05"), within: .seconds(1)))
+        let session = try driver.start(DUTSetup(dialect: .relay, address: NodeAddress(bytes: [1]), settings: [:], seed: 1))
+        try session.apply(.linkUp(LinkID(1), peer: NodeAddress(bytes: [2])))
+        let sent = try session.wait(until: session.now + .milliseconds(50)).compactMap { output -> [UInt8]? in
+            if case .sent(let bytes, let link) = output.kind, link == LinkID(1) { return bytes }
+            return nil
+        }
+        #expect(sent == [announce])
+        let unit: [UInt8] = Array(0..<12)
+        try session.apply(.received(unit, on: LinkID(1)))
+        let notification: [UInt8] = [0x1B, UInt8(characteristic.valueHandle & 0xFF), UInt8(characteristic.valueHandle >> 8)] + unit
+        let acl = transport.sent.compactMap { packet -> [UInt8]? in
+            let bytes = packet.encoded()
+            return bytes.first == 0x02 && bytes.count > 9 ? Array(bytes[9...]) : nil
+        }
+        #expect(acl.contains(notification), "\(acl)")
+        // Advertising ended with the connection and was not restarted: only a link set-up waits for the DUT.
+        #expect(driver.adapters[0].runtime.host.advertising == false)
+        let enables = transport.sent.filter { Array($0.encoded().prefix(5)) == [0x01, 0x0A, 0x20, 0x01, 0x01] }
+        #expect(enables.count == 1)
+        #expect(session.close() == nil)
+    }
+
+    /// A link the air loses (supervision timeout) makes the check undecidable: the session
+    /// throws `LinkFailure` from the wait that saw it. The DUT ending the link itself (0x13) is
+    /// its own doing: the check sees the drop and judges.
+    @Test(arguments: [(UInt8(0x08), true), (UInt8(0x13), false)])
+    func aLinkLostOnTheAirIsInconclusive(reason: UInt8, undecidable: Bool) throws {
+        var host = LEHost()
+        let registered = try host.registerService(GATTBinding.relay.serviceDefinition(nodeID: Array(repeating: 0, count: 16)))
+        let characteristic = try #require(registered.characteristic(GATTBinding.relay.packet.uuid))
+        let transport = Self.connectingDUT(cccd: try #require(characteristic.cccdHandle), packet: characteristic.valueHandle,
+                                           announce: [1], dropOnNotification: reason)
+        var options = GATTDriver.Options()
+        options.linkSetup = [.dutConnects]
+        let driver = try GATTDriver.open(transports: [transport], dialect: .relay, options: options)
+        #expect(try driver.locate(BluetoothAddress(string: "C0:01:02:03:04:05"), within: .seconds(1)))
+        let session = try driver.start(DUTSetup(dialect: .relay, address: NodeAddress(bytes: [1]), settings: [:], seed: 1))
+        try session.apply(.linkUp(LinkID(1), peer: NodeAddress(bytes: [2])))
+        try session.apply(.received([7, 7, 7], on: LinkID(1)))
+        if undecidable {
+            #expect(throws: LinkFailure.self) { _ = try session.wait(until: session.now + .milliseconds(50)) }
+        } else {
+            let outputs = try session.wait(until: session.now + .milliseconds(50))
+            #expect(outputs.contains { if case .disconnected(LinkID(1)) = $0.kind { true } else { false } })
+        }
+        _ = session.close()
+    }
 }

@@ -101,7 +101,7 @@ extension ACK {
         let camp = try t.probe(CampProbe.self)
         try t.send(camp.confirmation(of: original.key, to: .dut, by: .stranger(2)), from: 1)
         let afterConfirmation = try t.observe(for: t.parameters.answerPeriod)
-        let told = afterConfirmation.contains { if case .acknowledged(let id) = $0.kind { id == original.key } else { false } }
+        let told = try t.appToldAcknowledged(original.key, payload: Array("meshconform retry probe".utf8), in: afterConfirmation)
         try t.expect(told, "the app was not told its message was confirmed", expected: "acknowledged \(original.key)",
                      seen: t.summary(afterConfirmation))
         // 5. The fourth resend, due 101.25 s after the third, never comes.

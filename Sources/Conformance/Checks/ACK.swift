@@ -109,7 +109,7 @@ enum ACK {
         let afterAck = try t.observe(for: t.parameters.answerPeriod)
         // 4. The app is told (the id is the seq in decimal, as for deliveries) and the ack
         //    goes no further.
-        let told = afterAck.contains { if case .acknowledged(let id) = $0.kind { id == String(header.seq) } else { false } }
+        let told = try t.appToldAcknowledged(String(header.seq), payload: Array("meshconform ack probe".utf8), in: afterAck)
         try t.expect(told, "the app was not told its message was acknowledged",
                      expected: "acked \(header.seq)", seen: t.summary(afterAck))
         try t.expect(t.anyAcks(in: afterAck).isEmpty, "forwarded the ack for its own message",

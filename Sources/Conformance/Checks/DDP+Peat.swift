@@ -18,7 +18,7 @@ extension DDP {
             seen += try t.observe(for: t.parameters.quietPeriod)
         }
         // 3. The app got its payload exactly once.
-        let deliveries = t.deliveries(of: sent, in: seen)
+        let deliveries = try t.deliveries(of: sent, in: seen)
         try t.expect(deliveries.count == 1, deliveries.isEmpty ? "the envelope never reached the app" : "delivered more than once",
                      expected: "one delivery", seen: "\(deliveries.count) deliveries: \(t.summary(seen))")
     }

@@ -90,7 +90,7 @@ enum DDP {
             seen += try t.observe(for: t.parameters.answerPeriod)
         }
         // 3. The app got it exactly once.
-        let deliveries = t.deliveries(of: sent, in: seen)
+        let deliveries = try t.deliveries(of: sent, in: seen)
         try t.expect(deliveries.count == 1, deliveries.isEmpty ? "the message was never delivered" : "delivered more than once",
                      expected: "one delivery", seen: "\(deliveries.count) deliveries: \(t.summary(seen))")
     }

@@ -21,7 +21,7 @@ extension FRG {
 
     /// The app got `message` exactly once (BITCHAT-R9).
     static func expectDeliveredOnce(_ t: CheckContext, _ message: ProbeMessage, in seen: [Observation], after what: String) throws {
-        let n = t.deliveries(of: message, in: seen).count
+        let n = try t.deliveries(of: message, in: seen).count
         try t.expect(n == 1, n == 0 ? "the fragmented message was not delivered after \(what)" : "the fragmented message was delivered \(n) times after \(what)",
                      expected: "one delivery of the \(message.payload.count)-byte message", seen: t.summary(seen))
     }
@@ -112,7 +112,7 @@ extension FRG {
         // 4. T1 sends the last fragment: the assembly is gone, so nothing completes.
         try write(t, [fragments[fragments.count - 1]], from: 1)
         let seen = try t.observe(for: t.parameters.quietPeriod)
-        try t.expect(t.deliveries(of: sent, in: waited + seen).isEmpty, "an assembly older than the lifetime completed",
+        try t.expect(try t.deliveries(of: sent, in: waited + seen).isEmpty, "an assembly older than the lifetime completed",
                      expected: "no delivery \(lifetime * 2) after the first fragment", seen: t.summary(seen))
         // 5. A fresh fragmented message from S2 is still delivered, once.
         let fresh = try largeBitchat(t, from: .stranger(2))

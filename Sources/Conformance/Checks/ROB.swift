@@ -112,7 +112,7 @@ enum ROB {
             try t.write(RelayPacket.frame(header, body: forgedBody).encoded(), from: 1, what: "forged frame with \(what)")
             let seen = try t.observe(for: t.parameters.answerPeriod)
             try t.expect(t.acks(of: genuine, in: seen).isEmpty, "acked a forged frame (\(what))", expected: "no ack", seen: t.summary(seen))
-            try t.expect(t.deliveries(of: genuine, in: seen).isEmpty && !seen.contains { if case .delivered = $0.kind { true } else { false } },
+            try t.expect(try t.deliveries(of: genuine, in: seen).isEmpty && !seen.contains { if case .delivered = $0.kind { true } else { false } },
                          "delivered a forged frame (\(what))", expected: "no delivery", seen: t.summary(seen))
         }
         // 4. T1 sends the genuine frame: it is acked and (with an upper tester) delivered, as
@@ -122,7 +122,7 @@ enum ROB {
         try t.expect(t.acks(of: genuine, in: seen).contains { $0.link == LinkID(1) }, "the genuine frame was not acked after the forgeries",
                      expected: "ack \(genuine.ackID) on L1", seen: t.summary(seen))
         if t.capabilities.upperTester {
-            try t.expect(t.deliveries(of: genuine, in: seen).count == 1, "the genuine frame was not delivered after the forgeries",
+            try t.expect(try t.deliveries(of: genuine, in: seen).count == 1, "the genuine frame was not delivered after the forgeries",
                          expected: "one delivery", seen: t.summary(seen))
         }
         // 5. The DUT still relays.

@@ -11,7 +11,7 @@ public final class CheckContext {
     public let probe: any DialectProbe
     private let session: any DUTSession
     private let start: Instant
-    private let budgetEnd: Instant
+    private var budgetEnd: Instant
     public private(set) var evidence: [EvidenceEntry] = []
     private var linksUp: Set<Int> = []
     /// What the DUT did while `connect` waited for its link-up traffic to end: the next
@@ -20,9 +20,18 @@ public final class CheckContext {
     /// This check's seed (the run's `--seed` mixed with the check id): random stimuli such
     /// as ROB garbage come from it, so a run is reproducible and `--seed` varies them.
     public let seed: UInt64
+    /// The check being run (scripted operator answers are keyed by it).
+    public let checkID: String
+    /// The person at the bench as the DUT's upper tester: when set, app sends, deliveries and
+    /// acknowledgements are asked of them instead of the session (a device on the air has no
+    /// channel to its app).
+    public let upperTester: (any UpperTesterOperator)?
 
-    init(capabilities: Capabilities, probe: any DialectProbe, session: any DUTSession, seed: UInt64 = 0) {
+    init(capabilities: Capabilities, probe: any DialectProbe, session: any DUTSession, seed: UInt64 = 0,
+         checkID: String = "", upperTester: (any UpperTesterOperator)? = nil) {
         self.seed = seed
+        self.checkID = checkID
+        self.upperTester = upperTester
         dialect = capabilities.dialect
         self.capabilities = capabilities
         parameters = DialectParameters.of(capabilities.dialect).widened(by: .milliseconds(capabilities.timingSlackMs))
@@ -106,7 +115,28 @@ public final class CheckContext {
         guard capabilities.upperTester else { throw CheckNotApplicable("needs an upper tester") }
         let address = destination.map(probe.address(of:))
         record(.toDUT, nil, payload, "upper tester: send \(payload.count) bytes to \(address.map(\.description) ?? "everyone")")
+        if let upperTester {
+            guard try ask(upperTester, .send(text: Self.promptText(payload), to: address?.description)) != 0 else {
+                throw CheckInconclusive(reason: "the operator could not have the device's app send the message")
+            }
+            return
+        }
         try session.apply(.command(.send(payload: payload, to: address)))
+    }
+
+    /// Asks the operator; yes is 1, no is 0, a count itself; no answer is INCONC with the
+    /// reason. The time the person takes does not count against the check's budget.
+    func ask(_ upperTester: any UpperTesterOperator, _ prompt: OperatorPrompt) throws -> Int {
+        let asked = session.now
+        let answer = upperTester.ask(prompt, check: checkID)
+        budgetEnd = budgetEnd + (session.now - asked)
+        record(.note, nil, nil, "operator: \(prompt) -> \(answer)")
+        switch answer {
+        case .yes: return 1
+        case .no: return 0
+        case .count(let n): return n
+        case .none(let reason): throw CheckInconclusive(reason: "no answer from the operator (\(reason)) to: \(prompt)")
+        }
     }
 
     // MARK: observing
@@ -197,12 +227,25 @@ extension CheckContext {
         }
     }
 
-    /// App deliveries of `message`'s payload from its origin.
-    public func deliveries(of message: ProbeMessage, in observations: [Observation]) -> [AppMessage] {
-        observations.compactMap { o in
+    /// App deliveries of `message`'s payload from its origin: from the session, or, with an
+    /// operator, as many as they say the device shows (no answer: INCONC).
+    public func deliveries(of message: ProbeMessage, in observations: [Observation]) throws -> [AppMessage] {
+        if let upperTester {
+            let shown = try ask(upperTester, .delivery(text: Self.promptText(message.payload), from: message.origin.description))
+            return Array(repeating: AppMessage(origin: message.origin, destination: message.destination, payload: message.payload,
+                                               messageID: message.key), count: shown)
+        }
+        return observations.compactMap { o in
             guard case .delivered(let m) = o.kind, m.origin == message.origin, m.payload == message.payload else { return nil }
             return m
         }
+    }
+
+    /// Whether the app was told its message `id` (text `payload`) was acknowledged: from the
+    /// session, or, with an operator, their answer (no answer: INCONC).
+    public func appToldAcknowledged(_ id: String, payload: [UInt8], in observations: [Observation]) throws -> Bool {
+        if let upperTester { return try ask(upperTester, .acknowledgement(text: Self.promptText(payload))) > 0 }
+        return observations.contains { if case .acknowledged(let told) = $0.kind { told == id } else { false } }
     }
 
     /// A compact rendering of what was seen, for `seen:` texts.

@@ -9,6 +9,8 @@ public struct Runner {
     public var seed: UInt64
     /// Wall-clock limit for the whole run; checks not started by then are INCONC.
     public var timeLimit: Duration
+    /// The person at the bench as the DUT's upper tester (`--prompt`), or a script of their answers.
+    public var upperTester: (any UpperTesterOperator)?
 
     public init(capabilities: Capabilities, driver: any DUTDriver, seed: UInt64 = 1, timeLimit: Duration = .seconds(3600)) {
         self.capabilities = capabilities
@@ -87,7 +89,8 @@ public struct Runner {
             result.reason = "could not start the DUT: \(error)"
             return result
         }
-        let context = CheckContext(capabilities: capabilities, probe: probe, session: session, seed: Self.seed(seed, check.id))
+        let context = CheckContext(capabilities: capabilities, probe: probe, session: session, seed: Self.seed(seed, check.id),
+                                   checkID: check.id, upperTester: upperTester)
         do {
             try check.body(context)
             result.verdict = .pass

@@ -70,7 +70,7 @@ public enum CatalogDocument {
 
         | key | type | default | meaning |
         |---|---|---|---|
-        | `dialect` | string | (required) | `relay` or `blemesh` |
+        | `dialect` | string | (required) | `relay`, `blemesh`, `bitchat`, `simple`, `camp` or `peat` |
         | `relay` | bool | true | relays messages addressed to others |
         | `acks` | bool | true | acks messages addressed to it |
         | `beacons` | bool | true for relay | sends and relays beacons |
@@ -86,6 +86,29 @@ public enum CatalogDocument {
         Timing windows come from section 6 of each dialect page: relay relays and acks within
         0-100 ms; blemesh relays within 10-80 ms (the union of its per-degree windows) and answers
         control messages within 1 s.
+
+        ## Operator prompts: the app as upper tester, by hand
+
+        A phone's app is not scriptable from the tester, so over the air the checks that need the app
+        (`upperTester`: app sends, deliveries, acknowledgements shown to the user) are NA, unless a
+        person at the bench plays the upper tester. `meshconform run --prompt` asks them, in the manner
+        of PTS MMI dialogs, on the terminal:
+
+        - **send**: "send the text "meshconform ack probe" from the device to ID, then answer y": they
+          type it in the app and answer `y` (`n`: the app cannot; INCONC). The check then judges what
+          the device put on the air.
+        - **delivery**: "does the device show the message "TEXT" from ID?": `y` once, `n` not at all, or
+          the number of times it is shown. Not shown is a FAIL (the app did not get the message); shown
+          twice fails the checks that want it once.
+        - **acknowledgement**: "does the device show the message it sent, "TEXT", as delivered?" `y`/`n`.
+
+        No answer within `--prompt-timeout S` (default 120) is INCONC with the prompt in the reason;
+        the time a prompt takes does not count against `checkBudgetSeconds`. `--prompt` turns
+        `upperTester` on. `--prompt-answers FILE` answers from a file instead, one JSON object per
+        line, the first unused line that matches answering: `{"check": "DDP/BV-05", "kind": "delivery",
+        "answer": "y"}` (`check` a glob over ids, default `*`; `kind` `send`, `delivery` or
+        `acknowledgement`, default any; `answer` `y`, `n`, a count, or `none` for no answer). Every
+        question and answer is in the check's evidence.
 
 
         """

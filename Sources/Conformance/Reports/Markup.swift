@@ -22,3 +22,26 @@ public enum Markup {
         return out
     }
 }
+
+/// Text for a terminal: what a DUT said (log lines, stderr, reasons quoting its bytes) must not
+/// move the cursor, recolour the screen or set the window title, so every control character
+/// but the tab becomes U+FFFD; a newline inside one value is shown as "⏎" to keep one value per line.
+public enum TerminalText {
+    public static func plain(_ s: String) -> String {
+        var out = ""
+        out.reserveCapacity(s.utf8.count)
+        for scalar in s.unicodeScalars {
+            let v = scalar.value
+            if scalar == "\t" {
+                out.unicodeScalars.append(scalar)
+            } else if scalar == "\n" {
+                out += "⏎"
+            } else if v < 0x20 || (0x7F...0x9F).contains(v) {
+                out.unicodeScalars.append("\u{FFFD}")
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

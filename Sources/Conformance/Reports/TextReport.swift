@@ -3,15 +3,16 @@
 public enum TextReport {
     /// `FAIL  DDP/BV-01   the same message twice on one link is relayed once`.
     public static func line(_ r: CheckResult, verbose: Bool = false) -> String {
+        let plain = TerminalText.plain
         var text = "\(r.verdict.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))\(r.id.padding(toLength: 11, withPad: " ", startingAt: 0)) \(r.purpose)"
         let explain = verbose || [.fail, .error, .inconclusive].contains(r.verdict)
-        if let reason = r.reason, explain || r.verdict == .notApplicable { text += "\n        \(r.verdict == .notApplicable ? "NA: " : "")\(reason)" }
+        if let reason = r.reason, explain || r.verdict == .notApplicable { text += "\n        \(r.verdict == .notApplicable ? "NA: " : "")\(plain(reason))" }
         if explain {
-            if let expected = r.expected { text += "\n        expected: \(expected)" }
-            if let seen = r.seen { text += "\n        seen:     \(seen)" }
+            if let expected = r.expected { text += "\n        expected: \(plain(expected))" }
+            if let seen = r.seen { text += "\n        seen:     \(plain(seen))" }
             if !r.evidence.isEmpty {
                 text += "\n        evidence:"
-                for e in r.evidence.prefix(maxEvidenceLines) { text += "\n          " + e.line }
+                for e in r.evidence.prefix(maxEvidenceLines) { text += "\n          " + plain(e.line) }
                 if r.evidence.count > maxEvidenceLines {
                     text += "\n          ... \(r.evidence.count - maxEvidenceLines) more (see --json)"
                 }
