@@ -42,6 +42,9 @@ expect 0 'all applicable checks passed' -- "$bin" --dialect relay --checks 'DDP/
 expect 1 'FAIL   DDP/BV-01'     -- "$bin" --dialect relay --mutant no-dedup --checks 'DDP/BV-01'
 expect 0 'NA'                  -- "$bin" --capabilities "$caps" --checks 'DDP/*'
 expect 2 'unknown mutant'      -- "$bin" --mutant nope
+expect 0 'run base 77;'        -- "$bin" --dialect bitchat --persistent --mutant chatty --run-base 77
+expect 2 'drop --persistent'   -- "$bin" --dialect relay --persistent --dut-exec true
+expect 0 'all applicable checks passed' -- "$bin" --dialect bitchat --checks 'FRG/BV-05' --dut-exec "'$bin' stdio-dut --mutant chatty"
 expect 2 'unknown dialect'     -- "$bin" --dialect zigbee
 expect 2 'unknown dialect'     -- "$bin" --capabilities "$bad"
 expect 2 'cannot read'         -- "$bin" --capabilities /nonexistent.json

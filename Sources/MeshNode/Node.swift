@@ -6,6 +6,9 @@ public struct Node {
     public let dialect: DialectName
     public let config: NodeConfig
     private var engine: any DialectEngine
+    /// The positive-control mutant `chatty`: the links it talks on, and its timer.
+    private var chattyLinks: Set<LinkID> = []
+    private var chattyTimerSet = false
 
     public init(dialect: DialectName, config: NodeConfig, seed: UInt64) {
         self.dialect = dialect
@@ -16,8 +19,43 @@ public struct Node {
     public var address: NodeAddress { config.address }
 
     public mutating func handle(_ event: NodeEvent, at now: Instant) -> [NodeAction] {
-        engine.handle(event, at: now)
+        guard config.faults.contains(.chatty) else { return engine.handle(event, at: now) }
+        return chatty(event, at: now)
     }
+
+    /// The chatty node: the engine's own behaviour, plus its background traffic (`chatter`)
+    /// on every new link and on every link every `Self.chattyPeriod`, as the apps talk on their own.
+    private mutating func chatty(_ event: NodeEvent, at now: Instant) -> [NodeAction] {
+        if case .timer(let id) = event, id == Self.chattyTimer {
+            chattyTimerSet = false
+            guard !chattyLinks.isEmpty else { return [] }
+            chattyTimerSet = true
+            return engine.chatter(.tick(chattyLinks.sorted()), at: now).filter(isChattyLive) + [.setTimer(Self.chattyTimer, at: now + Self.chattyPeriod)]
+        }
+        var actions = engine.handle(event, at: now)
+        for case .disconnect(let link) in actions { chattyLinks.remove(link) }
+        switch event {
+        case .linkUp(let link, _) where !actions.contains(.disconnect(link)):
+            chattyLinks.insert(link)
+            actions += engine.chatter(.linkUp(link), at: now)
+            if !chattyTimerSet {
+                chattyTimerSet = true
+                actions.append(.setTimer(Self.chattyTimer, at: now + Self.chattyPeriod))
+            }
+        case .linkDown(let link): chattyLinks.remove(link)
+        default: break
+        }
+        return actions
+    }
+
+    private func isChattyLive(_ action: NodeAction) -> Bool {
+        if case .send(_, let link) = action { return chattyLinks.contains(link) }
+        return true
+    }
+
+    /// Engines number their timers from 1 (TimerClock): the top id is free for chatty's.
+    public static let chattyTimer = TimerID(UInt64.max)
+    public static let chattyPeriod: Duration = .milliseconds(500)
 
     /// What the node holds, for the bounded-memory tests and the simulator's metrics.
     public var stateSize: NodeStateSize { engine.stateSize }
@@ -29,8 +67,26 @@ public struct Node {
 /// The rules of one dialect (docs/dialects/<name>.md) behind the common node interface.
 public protocol DialectEngine {
     mutating func handle(_ event: NodeEvent, at now: Instant) -> [NodeAction]
+    /// The background traffic the dialect's apps send on their own, conforming to the page
+    /// (announces, beacons, documents, own messages), for the positive-control mutant `chatty`.
+    mutating func chatter(_ occasion: ChatterOccasion, at now: Instant) -> [NodeAction]
     var stateSize: NodeStateSize { get }
     var counters: NodeCounters { get }
+}
+
+/// When the `chatty` node talks on its own.
+public enum ChatterOccasion: Hashable, Sendable {
+    /// A link just came up.
+    case linkUp(LinkID)
+    /// The periodic tick, with the links up.
+    case tick([LinkID])
+
+    var links: [LinkID] {
+        switch self {
+        case .linkUp(let link): [link]
+        case .tick(let links): links
+        }
+    }
 }
 
 /// Counts of what a node keeps; every one of them must stay bounded under hostile traffic.

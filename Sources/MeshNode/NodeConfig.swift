@@ -108,15 +108,23 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case emergencyOverwrite = "emergency-overwrite"
     case olderEmergencyReplaces = "older-emergency-replaces"
     case noEmergencyAck = "no-emergency-ack"
+    // Every dialect: a positive control, not a deviation. It must PASS every check the
+    // reference node passes (issue 13: a DUT's own traffic is never a relay or an ack).
+    case chatty = "chatty"
 
     /// The dialects whose reference node carries this deviation. Elsewhere the mutant is the
-    /// reference node itself, so mutant tables and mutant tests skip it there.
+    /// reference node itself, so mutant tables and mutant tests skip it there. A positive
+    /// control deviates from nothing: it has none.
     public var dialects: Set<DialectName> {
+        guard !isPositiveControl else { return [] }
         var dialects = listedDialects
         if Self.carriedByCamp.contains(self) { dialects.insert(.camp) }
         if Self.carriedByPeat.contains(self) { dialects.insert(.peat) }
         return dialects
     }
+
+    /// A mutant that conforms (only louder): every check must PASS against it.
+    public var isPositiveControl: Bool { self == .chatty }
 
     /// The dialects besides camp and peat, whose engines list what they carry themselves.
     private var listedDialects: Set<DialectName> {
@@ -138,7 +146,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .noCancel, .flatProbability, .noRelayFields, .noDenseCap:
             [.simple]
         case .rewriteRelay, .confirmConfirmations, .noRetry, .retryEmptyContent, .fixedRetryInterval,
-             .ownHopBudget, .noDocumentPeriod, .noMergeResend, .emergencyOverwrite, .olderEmergencyReplaces, .noEmergencyAck:
+             .ownHopBudget, .noDocumentPeriod, .noMergeResend, .emergencyOverwrite, .olderEmergencyReplaces, .noEmergencyAck, .chatty:
             []
         // Shared deviations, carried by every engine that has the rule they break: bitchat
         // has no acks (BITCHAT-R10), simple no acks and no destination (SIMPLE-R2, R9).
@@ -220,6 +228,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .emergencyOverwrite: "takes a received copy of the held emergency as it is, so an ack can go from true to false (PEAT-R6.1)"
         case .olderEmergencyReplaces: "lets a different emergency replace the held one even when it is older (PEAT-R6.2)"
         case .noEmergencyAck: "never acknowledges the emergency it holds (PEAT-R6.3)"
+        case .chatty: "positive control, every dialect: conforms, but sends its background traffic (announces, beacons, documents, own messages) on every link-up and every 500 ms; must pass every check"
         }
     }
 }

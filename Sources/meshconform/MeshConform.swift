@@ -8,7 +8,7 @@ struct MeshConform: ParsableCommand {
         commandName: "meshconform",
         abstract: "Conformance suite and protocol fuzzer for BLE mesh messaging apps.",
         subcommands: [RunCommand.self, ListCommand.self, VectorsCommand.self, DecodeCommand.self, EncodeCommand.self, SimCommand.self,
-                      FuzzCommand.self, NodeCommand.self, AdaptersCommand.self],
+                      FuzzCommand.self, NodeCommand.self, StdioDUTCommand.self, AdaptersCommand.self],
         defaultSubcommand: RunCommand.self)
 
     /// Exit status contract (DESIGN.md section 5): 0 all passed, 1 a check failed,

@@ -97,6 +97,9 @@ struct NodeCommand: ParsableCommand {
             nodeAddress = setup.address
             dialectSettings = setup.settings
         }
+        // On the air a node runs on the real date, as the apps do (the tester stamps what it
+        // sends by its wall clock there: Capabilities.takesEpoch); --setting epoch=S overrides.
+        dialectSettings["epoch"] = String(Int(Date().timeIntervalSince1970))
         for setting in settings {
             guard let eq = setting.firstIndex(of: "="), eq != setting.startIndex else {
                 throw UsageError("--setting must be KEY=VALUE, e.g. privateKey=0123...; got '\(setting)'")

@@ -91,6 +91,9 @@ extension RunCommand {
                 caps.maxLinks = links
                 caps.maxLinksReason = driver.linkLimitReason
             }
+            // Nothing over the air gives a device the tester's date or id: it has its own.
+            caps.takesEpoch = false
+            caps.keepsOwnIdentity = true
             if caps.upperTester, !prompt, promptAnswers == nil {
                 print("note: upperTester is declared, but the GATT driver has no channel to the DUT's app: checks that need it are NA (--prompt asks you instead)")
                 caps.upperTester = false
@@ -148,9 +151,9 @@ extension RunCommand {
         let assigned = try? probe?.setup(capabilities: Capabilities(dialect: caps.dialect), seed: 0).address
         guard let read = try driver.readNodeID() else {
             // No node id characteristic (bitchat, simple): the declared id, else the one the
-            // suite assigns, as `meshconform node --conformance-dut` takes it.
+            // DUT names itself by in its traffic (Capabilities.keepsOwnIdentity); never a guess.
             if caps.address == nil {
-                print("note: the \(caps.dialect.rawValue) binding has no node id characteristic; assuming the DUT has the identity the suite assigns (\(assigned?.description ?? "?")): declare its own as address in --capabilities otherwise")
+                print("note: the \(caps.dialect.rawValue) binding has no node id characteristic; the DUT's id will be learnt from its own traffic (checks that need it are NA until then): declare it as address in --capabilities to skip that")
             }
             return
         }
@@ -163,6 +166,7 @@ extension RunCommand {
         }
         if read == assigned {
             print("DUT identity \(readText): the one the suite assigns (meshconform node --conformance-dut)")
+            caps.keepsOwnIdentity = false
             return
         }
         caps.address = readText
@@ -178,6 +182,7 @@ extension Capabilities {
     /// and a check budget that lets DDP/BV-06's cache fill (about 30 s on the air) finish.
     static func radio(_ dialect: DialectName, links: Int) -> Capabilities {
         Capabilities(dialect: dialect, beacons: dialect == .relay, routing: dialect == .blemesh,
-                     upperTester: false, maxLinks: links, timingSlackMs: 150, checkBudgetSeconds: 45)
+                     upperTester: false, maxLinks: links, keepsOwnIdentity: true, takesEpoch: false, timingSlackMs: 150,
+                     checkBudgetSeconds: 45)
     }
 }

@@ -57,6 +57,12 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Seed for the testers' random choices and the reference node.")
     var seed: UInt64 = 1
 
+    @Option(name: .customLong("run-base"), help: "Where the run's identifiers (seqs, message ids, tester ids) start; the report prints it. Default: random for a DUT that keeps its state (--dut-exec, --adapter, --persistent), from --seed for the built-in node. Give a report's value to replay that run.")
+    var runBase: UInt64?
+
+    @Flag(help: "Keep one built-in node for the whole run, as a device on the air is kept (no fresh node per check).")
+    var persistent = false
+
     @Option(help: "Wall-clock limit for the whole run, seconds; checks not started by then are INCONC.")
     var timeLimit: Double = 3600
 
@@ -81,7 +87,8 @@ struct RunCommand: ParsableCommand {
             if upperTester != nil { capabilities.upperTester = true }
             let selected = try select(for: capabilities.dialect)
             print("\(capabilities.dialect.rawValue): \(selected.count) checks against \(plan.driver.name)")
-            var runner = Runner(capabilities: capabilities, driver: plan.driver, seed: seed, timeLimit: .milliseconds(Int64(timeLimit * 1000)))
+            var runner = Runner(capabilities: capabilities, driver: plan.driver, seed: seed, runBase: plan.runBase,
+                                timeLimit: .milliseconds(Int64(timeLimit * 1000)))
             runner.upperTester = upperTester
             let results: [CheckResult]
             do {
@@ -93,7 +100,7 @@ struct RunCommand: ParsableCommand {
         }
         plan.radio?.close()
         let elapsed = ContinuousClock.now - started
-        let report = RunReport(dut: plan.driver.name, seed: seed, sections: sections,
+        let report = RunReport(dut: plan.driver.name, seed: seed, runBase: plan.runBase, sections: sections,
                                wallSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
                                testerLinks: plan.radio?.linkSummary ?? [])
         print(TextReport.summary(report))
@@ -128,15 +135,33 @@ struct RunCommand: ParsableCommand {
         /// The GATT driver, when the DUT is on the air: closed after the run, and its adapter
         /// failure (if any) turns the run's end into exit 2.
         var radio: GATTDriver? = nil
+        /// The run's identifier base (RunIdentifiers), the same for every dialect of the run.
+        var runBase: UInt64 = 0
+    }
+
+    /// `--run-base`, else from the seed for the built-in node (which lives no longer than the
+    /// run: reproducible), else random: a DUT that outlives the run must meet identifiers no
+    /// earlier run used.
+    func runBase(for driver: any DUTDriver) -> UInt64 {
+        runBase ?? (driver is VirtualDriver ? Runner.runBase(seed: seed) : Runner.randomRunBase())
     }
 
     /// The DUT driver and capabilities the DUT options name (also used by `fuzz --dialect`).
     func makePlan() throws -> Plan {
+        var plan = try makeDriverPlan()
+        plan.runBase = runBase(for: plan.driver)
+        return plan
+    }
+
+    private func makeDriverPlan() throws -> Plan {
         for moniker in adapter {
             do { _ = try AdapterMoniker(parsing: moniker) } catch { throw UsageError(error.description) }
         }
         if dutExec != nil, mutant != nil {
             throw UsageError("--mutant selects a mutant of the built-in node; it cannot be combined with --dut-exec")
+        }
+        if persistent, dutExec != nil || !adapter.isEmpty || target != nil {
+            throw UsageError("--persistent keeps one built-in node for the run; a --dut-exec program or a device on the air is what it is: drop --persistent")
         }
         let declared = try capabilities.map(loadCapabilities)
         let dialect = try self.dialect.map(parseDialect)
@@ -162,7 +187,7 @@ struct RunCommand: ParsableCommand {
             throw UsageError("dialect \(d.rawValue) has no conformance checks yet (docs/dialects/\(d.rawValue).md section 8); its reference node runs in `meshconform sim`")
         }
         let dialects = dialect.map { [$0] } ?? declared.map { [$0.dialect] } ?? DialectName.probed
-        return Plan(driver: VirtualDriver(faults: faults),
+        return Plan(driver: VirtualDriver(faults: faults, persistent: persistent),
                     capabilities: dialects.map { declared ?? .referenceNode($0) })
     }
 

@@ -19,11 +19,15 @@ import Testing
         units.compactMap { probe.hear($0, on: LinkID(link)) }
     }
 
-    @Test func identitiesAreFixedAndTheDeclaredAddressWins() throws {
+    @Test func identitiesCarryTheCheckAndTheDeclaredAddressWins() throws {
         let p = try Self.probe()
+        // Outside a run the seed (1) is the check number: its low five bytes tag the parties.
         #expect(p.address(of: .dut).description == "DD000000-0000-4000-8000-000000000000")
-        #expect(p.address(of: .tester(2)).description == "7E000000-0000-4000-8000-000000000002")
-        #expect(p.address(of: .stranger(9)).description == "5E000000-0000-4000-8000-000000000009")
+        #expect(p.address(of: .tester(2)).description == "7E000000-0000-4000-8000-000000000102")
+        #expect(p.address(of: .stranger(9)).description == "5E000000-0000-4000-8000-000000000109")
+        let next = BLEMeshProbe()
+        _ = try next.setup(capabilities: .referenceNode(.blemesh), seed: 1, identifiers: RunIdentifiers(runBase: 0xAB_CDEF_0123, checkIndex: 1))
+        #expect(next.address(of: .tester(2)).description == "7E000000-0000-4000-8000-ABCDEF012402")
         let declared = try Self.probe(address: "0F0F0F0F-0000-4000-8000-000000000001")
         #expect(declared.dutAddress.description == "0F0F0F0F-0000-4000-8000-000000000001")
     }

@@ -35,6 +35,7 @@ extension ACK {
         let probe = try t.probe(BLEMeshProbe.self)
         // 1. Three testers link to the DUT.
         try t.connect(3)
+        _ = try t.dutAddress()   // needed below: NA while the DUT's own id is unknown
         // 2. T1 sends S1's ack for a message T3 sent to S1: an ACK envelope from S1 addressed
         //    to T3, via T1.
         let original = try t.message(MessageSpec(from: .tester(3), to: .stranger(1)))
@@ -69,7 +70,7 @@ extension ACK {
         for payload in payloads { try t.command(send: payload, to: .stranger(2)) }
         let first = try t.observe(for: t.parameters.quietPeriod)
         let own = payloads.map { payload in
-            first.compactMap(\.message).first { $0.origin == t.probe.dutAddress && $0.body == payload }
+            t.ownMessages(in: first).map(\.message).first { $0.body == payload }
         }
         guard let ackedMessage = own[0], let lostMessage = own[1], case .blemesh(let acked) = ackedMessage.value else {
             throw CheckFailed(reason: "the DUT did not send the messages the upper tester asked for",

@@ -9,12 +9,15 @@ extension ACK {
     static let bv20 = Check("ACK/BV-20", "merges an emergency's ack maps by OR (new nodes added, no ack back to false), adds its own ack, and writes each change at once",
                             dialects: [.peat], needs: [.acks, .links(2)], rules: ["PEAT-R6.1", "PEAT-R6.3", "PEAT-R6.4", "PEAT-R5"]) { t in
         let probe = try t.probe(PeatProbe.self)
-        let s1 = probe.node(.stranger(1)), s2 = probe.node(.stranger(2)), s3 = probe.node(.stranger(3)), dut = probe.node(.dut)
+        let s1 = probe.node(.stranger(1)), s2 = probe.node(.stranger(2)), s3 = probe.node(.stranger(3))
+        // Raised now: newer than any emergency a DUT that keeps running holds from before.
+        let raised = probe.clockMs(at: t.sessionClock)
         func emergency(_ acks: [(UInt32, Bool)]) -> PeatEmergency {
-            PeatEmergency(source: s1, timestamp: PeatProbe.epochMs, acks: acks.map { (node: $0.0, acked: $0.1) })
+            PeatEmergency(source: s1, timestamp: raised, acks: acks.map { (node: $0.0, acked: $0.1) })
         }
         // 1. Two testers link to the DUT.
         try t.connect(2)
+        let dut = try t.dutAddress().peatNode
         _ = try t.observe(for: t.parameters.responseWindow)
         // 2. T1 passes on S1's document: S1 raised an emergency, S1 has acked it, S2 not yet.
         try t.write(probe.document(of: .stranger(1), emergency: emergency([(s1, true), (s2, false)])), from: 1)
@@ -38,16 +41,18 @@ extension ACK {
     static let bv21 = Check("ACK/BV-21", "a different emergency replaces the held one only when it is newer",
                             dialects: [.peat], needs: [.acks, .links(2)], rules: ["PEAT-R6.2", "PEAT-R6.3", "PEAT-R2"]) { t in
         let probe = try t.probe(PeatProbe.self)
-        let s1 = probe.node(.stranger(1)), s2 = probe.node(.stranger(2)), dut = probe.node(.dut)
-        let held = PeatEmergency(source: s1, timestamp: PeatProbe.epochMs, acks: [(s1, true)])
+        let s1 = probe.node(.stranger(1)), s2 = probe.node(.stranger(2))
+        // S1's emergency is raised now: newer than any a DUT that keeps running holds from before.
+        let held = PeatEmergency(source: s1, timestamp: probe.clockMs(at: t.sessionClock), acks: [(s1, true)])
         // 1. Two testers link to the DUT.
         try t.connect(2)
+        let dut = try t.dutAddress().peatNode
         _ = try t.observe(for: t.parameters.responseWindow)
         // 2. T1 passes on S1's emergency; the DUT takes it and acks it.
         try t.write(probe.document(of: .stranger(1), emergency: held), from: 1)
         try expectEmergency(t, probe, on: [1, 2], acks: [(s1, true), (dut, true)], after: "taking in S1's emergency")
         // 3. T2 passes on S2's emergency, a minute older.
-        try t.write(probe.document(of: .stranger(2), emergency: PeatEmergency(source: s2, timestamp: PeatProbe.epochMs - 60_000, acks: [(s2, true)])), from: 2)
+        try t.write(probe.document(of: .stranger(2), emergency: PeatEmergency(source: s2, timestamp: held.timestamp - 60_000, acks: [(s2, true)])), from: 2)
         // 4. Until and including its next periodic write, the DUT's document holds S1's.
         let wait = (t.parameters.beaconPeriod ?? .seconds(2)) + t.parameters.responseWindow
         let seen = try t.observe(for: wait)
@@ -57,8 +62,10 @@ extension ACK {
             try t.expect(doc.emergency?.source == s1 && doc.emergency?.timestamp == held.timestamp, "an older emergency replaced the held one",
                          expected: "S1's emergency kept", seen: t.summary(seen))
         }
-        // 5. T2 passes on S2's emergency a minute newer than S1's.
-        try t.write(probe.document(of: .stranger(2), emergency: PeatEmergency(source: s2, timestamp: PeatProbe.epochMs + 60_000, acks: [(s2, true)])), from: 2)
+        // 5. T2 passes on S2's emergency, raised now (after S1's, and no later than the next
+        //    check's, which must be newer still).
+        let newer = probe.clockMs(at: t.sessionClock)
+        try t.write(probe.document(of: .stranger(2), emergency: PeatEmergency(source: s2, timestamp: newer, acks: [(s2, true)])), from: 2)
         // 6. The DUT writes it at once, with its own ack.
         try expectEmergency(t, probe, on: [1, 2], acks: [(s2, true), (dut, true)], after: "a newer emergency")
     }

@@ -99,8 +99,9 @@ enum ACK {
         // 2. The upper tester has the DUT send a message to a stranger; it goes out on L1, L2.
         try t.command(send: Array("meshconform ack probe".utf8), to: .stranger(2))
         let sentOut = try t.observe(for: t.parameters.quietPeriod)
-        let own = sentOut.compactMap(\.message).filter { $0.origin == t.probe.dutAddress }
-        guard let frame = own.first, case .relay(.frame(let header, _)) = frame.value else {
+        let s2 = t.probe.address(of: .stranger(2))
+        guard let frame = t.ownMessages(in: sentOut).map(\.message).first(where: { $0.destination == s2 }),
+              case .relay(.frame(let header, _)) = frame.value else {
             throw CheckFailed(reason: "the DUT did not send the message the upper tester asked for",
                               expected: "a frame from the DUT", seen: t.summary(sentOut))
         }

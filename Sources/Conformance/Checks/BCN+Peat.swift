@@ -13,6 +13,7 @@ extension BCN {
         let slack = t.parameters.responseWindow
         // 1. Two testers link to the DUT, and send nothing.
         try t.connect(2)
+        _ = try t.dutAddress()   // needed below: NA while the DUT's own id is unknown
         // 2. The tester watches both links for two and a half periods.
         let span = period * 2 + period / 2
         let seen = try t.observe(for: span)

@@ -160,7 +160,7 @@ enum DDP {
     static let bv08 = Check("DDP/BV-08", "a beacon repeated, or older than the origin's last, is not rebroadcast; a newer one is",
                             dialects: [.relay], needs: [.relay, .beacons, .links(2)], rules: ["RELAY-R10.2", "RELAY-R10.4"]) { t in
         let relay = try t.probe(RelayProbe.self)
-        let origin = relay.address(of: .stranger(1))
+        let origin = relay.beaconOrigin(.stranger(1))
         // 1. Two testers link to the DUT.
         try t.connect(2)
         // 2. T1 sends beacons from one stranger with seqNo 5, 5 again, 3, then 6; after each
@@ -168,7 +168,7 @@ enum DDP {
         for (seqNo, relayed) in [(UInt32(5), true), (5, false), (3, false), (6, true)] {
             try t.write(relay.beacon(from: .stranger(1), seqNo: seqNo), from: 1)
             let seen = try t.observe(for: t.parameters.quietPeriod)
-            let out = t.beacons(in: seen).filter { $0.beacon.origin == origin.uuid && $0.beacon.seqNo == seqNo && $0.link == LinkID(2) }
+            let out = t.beacons(in: seen).filter { $0.beacon.origin == origin && $0.beacon.seqNo == seqNo && $0.link == LinkID(2) }
             // 3. 5 and 6 are rebroadcast; the repeat of 5 and the older 3 are not.
             if relayed {
                 try t.expect(!out.isEmpty, "beacon seqNo \(seqNo) was not rebroadcast", expected: "a rebroadcast on L2", seen: t.summary(seen))
@@ -184,6 +184,7 @@ enum DDP {
         let relay = try t.probe(RelayProbe.self)
         // 1. Two testers link to the DUT.
         try t.connect(2)
+        _ = try t.dutAddress()   // needed below: NA while the DUT's own id is unknown
         // 2. T1 sends a beacon with the DUT's own id and a seqNo far ahead of the DUT's, so only
         //    the origin id, not the cache or lastSeq, marks it as the DUT's own.
         let seqNo: UInt32 = 100_000

@@ -26,6 +26,7 @@ extension RLY {
         let probe = try t.probe(BLEMeshProbe.self)
         // 1. Two testers link to the DUT.
         try t.connect(2)
+        _ = try t.dutAddress()   // needed below: NA while the DUT's own id is unknown
         // 2. T1 sends a broadcast from S1 that came via S2: hopPath [S1, S2, T1], ttl 3.
         let sent = probe.withHopPath(try t.message(MessageSpec(from: .stranger(1), to: nil, ttl: 3)), [.stranger(1), .stranger(2)])
         try t.send(sent, from: 1)

@@ -35,6 +35,7 @@ extension RLY {
         let probe = try t.probe(SimpleProbe.self)
         // 1. Two testers link to the DUT.
         try t.connect(2)
+        _ = try t.dutAddress()   // needed below: NA while the DUT's own id is unknown
         // 2. T1 sends a message from S1 that T1 has relayed once: ttl 4, relayCount 1,
         //    isRelayed, lastRelay T1.
         let sent = probe.edited(try t.message(MessageSpec(from: .stranger(1), to: nil, ttl: 4))) { m in

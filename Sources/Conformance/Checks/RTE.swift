@@ -18,6 +18,7 @@ enum RTE {
         let probe = try t.probe(BLEMeshProbe.self)
         // 1. Two testers link to the DUT.
         try t.connect(2)
+        _ = try t.dutAddress()   // needed below: NA while the DUT's own id is unknown
         _ = try t.observe(for: t.parameters.answerPeriod)
         // 2. T1 forwards S1's RREQ for the DUT: hopCount 1, hopPath [S1, T1], in its own envelope.
         let request = probe.routeRequest(from: .stranger(1), for: .dut, path: [.stranger(1), .tester(1)])
@@ -48,6 +49,7 @@ enum RTE {
         let probe = try t.probe(BLEMeshProbe.self)
         // 1. Three testers link to the DUT.
         try t.connect(3)
+        _ = try t.dutAddress()   // needed below: NA while the DUT's own id is unknown
         _ = try t.observe(for: t.parameters.answerPeriod)
         // 2. T1 forwards S1's RREQ for S2: hopCount 1, hopPath [S1, T1], ttl 3.
         let request = probe.routeRequest(from: .stranger(1), for: .stranger(2), path: [.stranger(1), .tester(1)])
@@ -115,9 +117,11 @@ enum RTE {
             let announces = heard(t, .peerAnnounce, in: seen).filter {
                 if case .peerAnnounce(let p) = $0.control { !testers.contains(p.deviceID) } else { true }
             }
-            try t.expect(announces.map(\.link).sorted() == links, "no ANNOUNCE on every link when T\(tester) linked up",
-                         expected: "one ANNOUNCE on each of \(links.map(\.description).joined(separator: ", "))", seen: t.summary(seen))
+            // (A DUT may announce more often than that: more ANNOUNCEs are not judged here.)
+            try t.expect(Set(announces.map(\.link)) == Set(links), "no ANNOUNCE on every link when T\(tester) linked up",
+                         expected: "an ANNOUNCE on each of \(links.map(\.description).joined(separator: ", "))", seen: t.summary(seen))
             // 3. Each names the DUT with hopCount 0, in an envelope of ttl 2 from the DUT.
+            _ = try t.dutAddress()   // a DUT that keeps its own id names itself in these ANNOUNCEs
             for a in announces {
                 guard case .peerAnnounce(let p) = a.control else { continue }
                 try t.expect(p.deviceID == probe.id(.dut) && p.hopCount == 0 && a.envelope.ttl == 2 && a.envelope.originID == probe.id(.dut),
@@ -137,8 +141,12 @@ enum RTE {
         // 2. T1 forwards S1's ANNOUNCE at hopCount 1: the DUT forwards it at hopCount 2 on L2
         //    and L3, in its own envelope of ttl 2.
         try t.send(probe.control(.peerAnnounce(probe.announce(of: .stranger(1), hopCount: 1)), from: .tester(1), ttl: 2), from: 1)
+        // (Only forwarded ANNOUNCEs count: the DUT may announce itself meanwhile.)
+        func forwarded(_ party: Party, in seen: [Observation]) -> [HeardControl] {
+            heard(t, .peerAnnounce, in: seen).filter { if case .peerAnnounce(let p) = $0.control { p.deviceID == probe.id(party) } else { false } }
+        }
         var seen = try t.observe(for: t.parameters.answerPeriod)
-        let ofS1 = heard(t, .peerAnnounce, in: seen)
+        let ofS1 = forwarded(.stranger(1), in: seen)
         try t.expect(ofS1.map(\.link).sorted() == [LinkID(2), LinkID(3)], "S1's ANNOUNCE was not forwarded once on each other link",
                      expected: "one ANNOUNCE on L2 and one on L3", seen: t.summary(seen))
         for a in ofS1 {
@@ -152,13 +160,13 @@ enum RTE {
         //    nor to T3 itself).
         try t.send(probe.control(.peerAnnounce(probe.announce(of: .tester(3), hopCount: 1)), from: .tester(1), ttl: 2), from: 1)
         seen = try t.observe(for: t.parameters.answerPeriod)
-        let ofT3 = heard(t, .peerAnnounce, in: seen)
+        let ofT3 = forwarded(.tester(3), in: seen)
         try t.expect(ofT3.map(\.link) == [LinkID(2)], "T3's ANNOUNCE was not forwarded on L2 alone",
                      expected: "one ANNOUNCE on L2", seen: t.summary(seen))
         // 4. T1 forwards S2's ANNOUNCE at hopCount 2: the DUT forwards nothing.
         try t.send(probe.control(.peerAnnounce(probe.announce(of: .stranger(2), hopCount: 2)), from: .tester(1), ttl: 2), from: 1)
         seen = try t.observe(for: t.parameters.answerPeriod)
-        try t.expect(heard(t, .peerAnnounce, in: seen).isEmpty, "forwarded an ANNOUNCE at hopCount 2",
+        try t.expect(forwarded(.stranger(2), in: seen).isEmpty, "forwarded an ANNOUNCE at hopCount 2",
                      expected: "nothing", seen: t.summary(seen))
     }
 
@@ -167,6 +175,7 @@ enum RTE {
         let probe = try t.probe(BLEMeshProbe.self)
         // 1. Three testers link to the DUT.
         try t.connect(3)
+        _ = try t.dutAddress()   // needed below: NA while the DUT's own id is unknown
         _ = try t.observe(for: t.parameters.answerPeriod)
         // 2. T1 forwards S1's RREQ for S2; the DUT keeps L1 as the reverse route to S1.
         let request = probe.routeRequest(from: .stranger(1), for: .stranger(2), path: [.stranger(1), .tester(1)])
@@ -202,6 +211,7 @@ enum RTE {
         let probe = try t.probe(BLEMeshProbe.self)
         // 1. Three testers link to the DUT.
         try t.connect(3)
+        _ = try t.dutAddress()   // needed below: NA while the DUT's own id is unknown
         // 2. T2 forwards S2's ANNOUNCE (hopCount 1): the DUT now routes to S2 via T2.
         try t.send(probe.control(.peerAnnounce(probe.announce(of: .stranger(2), hopCount: 1)), from: .tester(2), ttl: 2), from: 2)
         _ = try t.observe(for: t.parameters.answerPeriod)

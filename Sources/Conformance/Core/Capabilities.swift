@@ -24,6 +24,16 @@ public struct Capabilities: Codable, Sendable, Equatable {
     /// The DUT's own mesh id when it cannot take the one the tester assigns (see
     /// docs/stdio-dut.md): a UUID string.
     public var address: String?
+    /// The DUT keeps an identity of its own and ignores the one the tester assigns (a device on
+    /// the air, an app). Without `address`, the tester learns it from the DUT's own traffic
+    /// (relay beacon origin, blemesh ANNOUNCE, bitchat announce sender, camp senderID, peat
+    /// document node id, simple sender); until then a check that needs it is NA, never FAIL.
+    public var keepsOwnIdentity: Bool
+    /// The DUT takes the tester's `epoch` setting as its date (the built-in node, a process
+    /// the tester starts). False for a device on the air, which runs on the real date: the
+    /// tester then stamps what it sends (bitchat timestamps, BITCHAT-R4; peat emergencies)
+    /// with its own wall clock.
+    public var takesEpoch: Bool
     /// relay: the DUT's X25519 public key (hex) when it keeps its own key.
     public var publicKey: String?
     /// Entries the DUT's de-duplication cache holds, if it is smaller than the page's minimum
@@ -37,7 +47,7 @@ public struct Capabilities: Codable, Sendable, Equatable {
     public var checkBudgetSeconds: Double
 
     public init(dialect: DialectName, relay: Bool = true, acks: Bool = true, beacons: Bool = true, routing: Bool = true,
-                upperTester: Bool = false, maxLinks: Int = 7, address: String? = nil, publicKey: String? = nil,
+                upperTester: Bool = false, maxLinks: Int = 7, address: String? = nil, keepsOwnIdentity: Bool = false, takesEpoch: Bool = true, publicKey: String? = nil,
                 dedupCapacity: Int? = nil, timingSlackMs: Int = 0, checkBudgetSeconds: Double = 30) {
         self.dialect = dialect
         self.relay = relay
@@ -47,6 +57,8 @@ public struct Capabilities: Codable, Sendable, Equatable {
         self.upperTester = upperTester
         self.maxLinks = maxLinks
         self.address = address
+        self.keepsOwnIdentity = keepsOwnIdentity
+        self.takesEpoch = takesEpoch
         self.publicKey = publicKey
         self.dedupCapacity = dedupCapacity
         self.timingSlackMs = timingSlackMs
@@ -60,6 +72,9 @@ public struct Capabilities: Codable, Sendable, Equatable {
                      upperTester: true, checkBudgetSeconds: 3600)
     }
 
+    /// The DUT's id is not known before the run: it keeps its own and none was declared.
+    public var learnsIdentity: Bool { keepsOwnIdentity && address == nil }
+
     public func has(_ need: Capability) -> Bool {
         switch need {
         case .relay: relay
@@ -72,7 +87,7 @@ public struct Capabilities: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case dialect, relay, acks, beacons, routing, upperTester, maxLinks, address, publicKey, dedupCapacity, timingSlackMs, checkBudgetSeconds
+        case dialect, relay, acks, beacons, routing, upperTester, maxLinks, address, keepsOwnIdentity, takesEpoch, publicKey, dedupCapacity, timingSlackMs, checkBudgetSeconds
     }
 
     /// Absent keys take the defaults above, so a file only says what differs.
@@ -90,6 +105,8 @@ public struct Capabilities: Codable, Sendable, Equatable {
         upperTester = try c.decodeIfPresent(Bool.self, forKey: .upperTester) ?? upperTester
         maxLinks = try c.decodeIfPresent(Int.self, forKey: .maxLinks) ?? maxLinks
         address = try c.decodeIfPresent(String.self, forKey: .address)
+        keepsOwnIdentity = try c.decodeIfPresent(Bool.self, forKey: .keepsOwnIdentity) ?? keepsOwnIdentity
+        takesEpoch = try c.decodeIfPresent(Bool.self, forKey: .takesEpoch) ?? takesEpoch
         publicKey = try c.decodeIfPresent(String.self, forKey: .publicKey)
         dedupCapacity = try c.decodeIfPresent(Int.self, forKey: .dedupCapacity)
         timingSlackMs = try c.decodeIfPresent(Int.self, forKey: .timingSlackMs) ?? timingSlackMs

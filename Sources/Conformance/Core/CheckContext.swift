@@ -26,12 +26,22 @@ public final class CheckContext {
     /// acknowledgements are asked of them instead of the session (a device on the air has no
     /// channel to its app).
     public let upperTester: (any UpperTesterOperator)?
+    /// The DUT was started for this check (a new node or process): its state since power-on is
+    /// this check's alone. False for a device that keeps its state (on the air, or a persistent
+    /// DUT): then no check may assume a first beacon, empty caches or empty routes.
+    public let freshDUT: Bool
+    /// What the run knows of the DUT's id (shared by its checks: a DUT keeps its id).
+    private let identity: DUTIdentityBook
 
     init(capabilities: Capabilities, probe: any DialectProbe, session: any DUTSession, seed: UInt64 = 0,
-         checkID: String = "", upperTester: (any UpperTesterOperator)? = nil) {
+         checkID: String = "", upperTester: (any UpperTesterOperator)? = nil, freshDUT: Bool = false,
+         identity: DUTIdentityBook = DUTIdentityBook()) {
         self.seed = seed
         self.checkID = checkID
         self.upperTester = upperTester
+        self.freshDUT = freshDUT
+        self.identity = identity
+        if capabilities.learnsIdentity, let learned = identity.learned { probe.adopt(dutAddress: learned.address) }
         dialect = capabilities.dialect
         self.capabilities = capabilities
         parameters = DialectParameters.of(capabilities.dialect).widened(by: .milliseconds(capabilities.timingSlackMs))
@@ -44,6 +54,10 @@ public final class CheckContext {
     /// Time since the check started.
     public var elapsed: Duration { session.now - start }
 
+    /// Time since the DUT's session began: the DUT's clock where the tester gave it an epoch
+    /// (a persistent DUT's session spans the whole run).
+    public var sessionClock: Duration { session.now - .zero }
+
     // MARK: links
 
     /// Brings up links 1...count, each to tester n presenting its own address.
@@ -54,6 +68,13 @@ public final class CheckContext {
         let before = linksUp
         for n in 1...count where !linksUp.contains(n) { try linkUp(n) }
         if !session.tellsPeers, linksUp != before { try settle() }
+        // A DUT that keeps its own id, not yet known to the run: it gets the time to name
+        // itself on the new links before the check's scenario starts (once per run, or per
+        // check while it stays silent about itself).
+        if !dutIdentityKnown {
+            note("listening \(parameters.identityWait) for the DUT to name itself (its id is not declared)")
+            _ = try observe(for: parameters.identityWait)
+        }
     }
 
     /// Quiet after link-up, over the air: a DUT announces itself on each new link (and forwards
@@ -90,7 +111,42 @@ public final class CheckContext {
 
     // MARK: stimuli
 
-    public func message(_ spec: MessageSpec) throws -> ProbeMessage { try probe.message(spec, at: elapsed) }
+    public func message(_ spec: MessageSpec) throws -> ProbeMessage {
+        if spec.origin == .dut || spec.destination == .dut { _ = try dutAddress() }
+        return try probe.message(spec, at: sessionClock)
+    }
+
+    // MARK: the DUT's identity
+
+    /// Whether the DUT's id is known: assigned by the tester, declared, or learned.
+    public var dutIdentityKnown: Bool { !capabilities.learnsIdentity || identity.learned != nil }
+
+    /// The DUT's id, for a check that needs it. A DUT that keeps its own id and has not
+    /// shown it yet gets the time its traffic needs to show it (links must be up); if it still
+    /// has not, the check is NA with the reason: a guessed id would give false verdicts.
+    public func dutAddress() throws -> NodeAddress {
+        if !dutIdentityKnown, !linksUp.isEmpty { _ = try observe(for: parameters.identityWait) }
+        guard dutIdentityKnown else {
+            throw CheckNotApplicable("needs the DUT's own id, which is unknown: it keeps its own, none was declared, and it sent nothing naming itself (a beacon, an ANNOUNCE, an announce, a document) within \(parameters.identityWait); declare it as address in the capabilities file")
+        }
+        return probe.dutAddress
+    }
+
+    /// Takes `address` as the DUT's id for the rest of the run, if it is not known yet: what a
+    /// check found the DUT sending as its own (`how`, for the evidence) names it.
+    public func learn(dutAddress address: NodeAddress, how: String) {
+        guard !dutIdentityKnown, !probe.isTesterParty(address) else { return }
+        identity.learned = DUTIdentityBook.Learned(address: address, how: how)
+        probe.adopt(dutAddress: address)
+        note("DUT identity \(address) learned from \(how)")
+    }
+
+    /// Takes the DUT's id from `packet` if it names its sender as its own and the id is not
+    /// known yet (Capabilities.keepsOwnIdentity).
+    private func learnIdentity(from packet: HeardPacket) {
+        guard !dutIdentityKnown, let id = probe.ownIdentity(in: packet) else { return }
+        learn(dutAddress: id, how: "its \(packet.kindName)")
+    }
 
     /// The probe as its dialect's own type, for checks written for one dialect (raw beacons,
     /// acks, hand-made headers). A mismatch is the tester's bug: ERROR.
@@ -159,6 +215,7 @@ public final class CheckContext {
         case .sent(let bytes, let link):
             let heard = probe.hear(bytes, on: link)
             evidence.append(EvidenceEntry(time: time, direction: .fromDUT, link: link, bytes: bytes, summary: probe.describe(bytes)))
+            if let heard { learnIdentity(from: heard) }
             return heard.map { Observation(time: time, kind: .packet($0, on: link)) }
         case .delivered(let m):
             evidence.append(EvidenceEntry(time: time, direction: .fromDUT, summary: "app delivery \(m.messageID) from \(m.origin): \(m.payload.count) bytes"))
@@ -199,6 +256,31 @@ extension CheckContext {
     public func copies(of message: ProbeMessage, in observations: [Observation]) -> [(message: HeardMessage, link: LinkID, time: Duration)] {
         observations.compactMap { o in
             guard let m = o.message, m.key == message.key, let link = o.link else { return nil }
+            return (m, link, o.time)
+        }
+    }
+
+    /// Whether the DUT originated `message` (an announce, a message of its own, its retry):
+    /// background traffic, never a relay of anything a check sent. While the DUT's own id is
+    /// unknown, any sender the tester does not play is taken for the DUT.
+    public func isOwn(_ message: HeardMessage) -> Bool {
+        dutIdentityKnown ? message.origin == probe.dutAddress : !probe.isTesterParty(message.origin)
+    }
+
+    /// Messages the DUT sent that it did not originate: its relays, with link and time. What a
+    /// DUT sends of its own (announces, own messages and their retries) is not among them.
+    public func relays(in observations: [Observation]) -> [(message: HeardMessage, link: LinkID, time: Duration)] {
+        observations.compactMap { o in
+            guard let m = o.message, !isOwn(m), let link = o.link else { return nil }
+            return (m, link, o.time)
+        }
+    }
+
+    /// Messages the DUT originated, with link and time (its own traffic and what the upper
+    /// tester asked it to send: pick the one a check wants by its destination or content).
+    public func ownMessages(in observations: [Observation]) -> [(message: HeardMessage, link: LinkID, time: Duration)] {
+        observations.compactMap { o in
+            guard let m = o.message, isOwn(m), let link = o.link else { return nil }
             return (m, link, o.time)
         }
     }
@@ -281,5 +363,37 @@ extension CheckContext {
         try expect(!relayed.isEmpty, "the DUT stopped relaying after \(what)",
                    expected: "a fresh valid message relayed within \(parameters.relayWindow.upperBound)",
                    seen: summary(seen))
+    }
+}
+
+/// What a run knows of the DUT's id, shared by its checks: a DUT that keeps its own id keeps
+/// it for the whole run, so once learned it holds for every later check.
+public final class DUTIdentityBook {
+    public struct Learned: Sendable {
+        public var address: NodeAddress
+        /// How: "from its beacon", ...
+        public var how: String
+    }
+
+    public var learned: Learned?
+    public init() {}
+}
+
+extension HeardPacket {
+    /// What the packet is, for notes: "beacon", "ANNOUNCE", "document", "announce", "message".
+    var kindName: String {
+        switch self {
+        case .message(let m):
+            switch m.value {
+            case .bitchat(let p) where p.type == BitchatMessageType.announce.rawValue: "announce"
+            case .camp(let c) where c.kind == .campAnnouncement: "camp announcement"
+            default: "message"
+            }
+        case .ack: "ack"
+        case .beacon: "beacon"
+        case .control(let c, _): c.kind.rawValue
+        case .malformed: "malformed packet"
+        case .state: "document"
+        }
     }
 }

@@ -31,6 +31,10 @@ public struct DialectParameters: Sendable {
     /// How long to wait for an answer the DUT owes (an ack, a control reply) or a relay before
     /// concluding none will come: the longer of the two windows, widened alike.
     public var answerPeriod: Duration { max(quietPeriod, responseWindow + .milliseconds(20)) }
+    /// How long a DUT that keeps its own id is given to name itself on links just up: a beacon
+    /// or document period where the dialect has one (relay, peat), else the answer period (a
+    /// blemesh ANNOUNCE and a bitchat announce go out as a link comes up).
+    public var identityWait: Duration { (beaconPeriod ?? .zero) + answerPeriod }
 
     public static func of(_ dialect: DialectName) -> DialectParameters {
         switch dialect {

@@ -1,23 +1,36 @@
 import Foundation
 import MeshNode
 
-/// Runs checks against a DUT, one fresh DUT session per check, and turns whatever happens
-/// (a failed expectation, a crashed or silent DUT, a tester bug) into a verdict.
+/// Runs checks against a DUT, one DUT session per check (a fresh DUT where the driver can
+/// start one, the same device otherwise), and turns whatever happens (a failed expectation, a
+/// crashed or silent DUT, a tester bug) into a verdict.
 public struct Runner {
     public var capabilities: Capabilities
     public var driver: any DUTDriver
     public var seed: UInt64
+    /// Where every identifier of the run starts (RunIdentifiers): drawn at random per run for
+    /// a DUT that keeps its state, derived from `seed` by default.
+    public var runBase: UInt64
     /// Wall-clock limit for the whole run; checks not started by then are INCONC.
     public var timeLimit: Duration
     /// The person at the bench as the DUT's upper tester (`--prompt`), or a script of their answers.
     public var upperTester: (any UpperTesterOperator)?
 
-    public init(capabilities: Capabilities, driver: any DUTDriver, seed: UInt64 = 1, timeLimit: Duration = .seconds(3600)) {
+    public init(capabilities: Capabilities, driver: any DUTDriver, seed: UInt64 = 1, runBase: UInt64? = nil,
+                timeLimit: Duration = .seconds(3600)) {
         self.capabilities = capabilities
         self.driver = driver
         self.seed = seed
+        self.runBase = runBase ?? Self.runBase(seed: seed)
         self.timeLimit = timeLimit
     }
+
+    /// The run base a run with `seed` takes unless told (reproducible).
+    public static func runBase(seed: UInt64) -> UInt64 { Self.seed(seed, "run base") }
+
+    /// A run base for a run against a DUT that keeps its state across runs (a process
+    /// that is not restarted, a device on the air): random, so no two runs share identifiers.
+    public static func randomRunBase() -> UInt64 { UInt64.random(in: 1...UInt64.max) }
 
     /// The checks of `catalog` that belong to this dialect and match one of `patterns` (globs
     /// over ids such as `RLY/*` or `*/BI-*`; nil: all).
@@ -33,14 +46,15 @@ public struct Runner {
         let clock = ContinuousClock()
         let runStart = clock.now
         var results: [CheckResult] = []
-        for check in checks {
+        let identity = DUTIdentityBook()
+        for (index, check) in checks.enumerated() {
             let result: CheckResult
             if clock.now - runStart > timeLimit {
                 result = CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .inconclusive,
                                      reason: "not run: the run's time limit of \(timeLimit) was reached")
             } else {
                 let started = clock.now
-                var r = try attempt(check)
+                var r = try attempt(check, index: index, identity: identity)
                 r.wallSeconds = (clock.now - started).seconds
                 result = r
             }
@@ -50,17 +64,17 @@ public struct Runner {
         return results
     }
 
-    /// One check; a DUT that cannot be started is an ERROR here.
+    /// One check (the run's first); a DUT that cannot be started is an ERROR here.
     public func run(_ check: Check) -> CheckResult {
         do {
-            return try attempt(check)
+            return try attempt(check, index: 0, identity: DUTIdentityBook())
         } catch {
             return CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .error,
                                reason: "could not start the DUT: \(error)")
         }
     }
 
-    private func attempt(_ check: Check) throws(DUTUnavailable) -> CheckResult {
+    private func attempt(_ check: Check, index: Int, identity: DUTIdentityBook) throws(DUTUnavailable) -> CheckResult {
         var result = CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .notApplicable)
         if let missing = check.needs.first(where: { !capabilities.has($0) }) {
             if case .links(let n) = missing {
@@ -77,7 +91,8 @@ public struct Runner {
         }
         let session: any DUTSession
         do {
-            session = try driver.start(try probe.setup(capabilities: capabilities, seed: Self.seed(seed, check.id)))
+            session = try driver.start(try probe.setup(capabilities: capabilities, seed: Self.seed(seed, check.id),
+                                                       identifiers: RunIdentifiers(runBase: runBase, checkIndex: index)))
         } catch let unavailable as DUTUnavailable {
             throw unavailable
         } catch let e as LinkFailure {
@@ -90,7 +105,7 @@ public struct Runner {
             return result
         }
         let context = CheckContext(capabilities: capabilities, probe: probe, session: session, seed: Self.seed(seed, check.id),
-                                   checkID: check.id, upperTester: upperTester)
+                                   checkID: check.id, upperTester: upperTester, freshDUT: driver.startsFreshDUT, identity: identity)
         do {
             try check.body(context)
             result.verdict = .pass

@@ -6,14 +6,16 @@ import MeshWire
 /// the DUT, the testers and the strangers beyond them, envelopes chunked as BLEMESH-R3 says,
 /// and reassembly of what the DUT sends, per link, as BLEMESH-R4 says.
 ///
-/// Identities are fixed and public, so a process DUT can be told its own in the `start` frame
-/// (DUTSetup.address) and a report can be read without a legend:
+/// Identities are public, so a process DUT can be told its own in the `start` frame
+/// (DUTSetup.address) and a report can be read without a legend. A DUT keeps routes and
+/// neighbours per device id (BLEMESH-R14 to R17) for as long as it runs, so the testers' and
+/// strangers' ids carry five bytes of the check's number (RunIdentifiers.tag, `cccccccccc`):
 ///
 /// | party | device id |
 /// |---|---|
 /// | DUT | `DD000000-0000-4000-8000-000000000000` (or `address` from the capabilities file) |
-/// | tester n (1...8) | `7E000000-0000-4000-8000-0000000000nn` (nn = n in hex) |
-/// | stranger n (1...9) | `5E000000-0000-4000-8000-0000000000nn` |
+/// | tester n (1...8) | `7E000000-0000-4000-8000-ccccccccccnn` (nn = n in hex) |
+/// | stranger n (1...9) | `5E000000-0000-4000-8000-ccccccccccnn` |
 ///
 /// A tester sends what it originates with `hopPath` `[itself]`; a message from a stranger
 /// reaches the DUT through a tester with `hopPath` `[stranger, tester]`, as if that tester had
@@ -31,6 +33,8 @@ public final class BLEMeshProbe: DialectProbe {
     static let epoch2001 = 978_307_200.0
 
     private var random = SeededRandom(seed: 0)
+    /// The check's five bytes in the testers' and strangers' ids.
+    private var checkTag = [UInt8](repeating: 0, count: 5)
     /// BLEMESH-R2: per-origin sequence numbers, the previous one + 1 from 1.
     private var sequences: [NodeAddress: UInt64] = [:]
     /// Reassembly of the DUT's chunks, per link (BLEMESH-R4), bounded like a receiver's.
@@ -56,7 +60,7 @@ public final class BLEMeshProbe: DialectProbe {
 
     public var relayedDestination: Party? { nil }
 
-    public func setup(capabilities: Capabilities, seed: UInt64) throws -> DUTSetup {
+    public func setup(capabilities: Capabilities, seed: UInt64, identifiers: RunIdentifiers) throws -> DUTSetup {
         if let declared = capabilities.address {
             guard let id = UUID(uuidString: declared) else { throw TesterError("capabilities address \"\(declared)\" is not a UUID") }
             dutAddress = NodeAddress(id)
@@ -65,23 +69,28 @@ public final class BLEMeshProbe: DialectProbe {
         }
         // Not the DUT's own seed: the reference node draws its ids from that one, and the
         // testers' envelope ids must never collide with the DUT's.
-        random = SeededRandom(seed: seed ^ 0x6D65_7368_636F_6E66)
+        random = SeededRandom(seed: identifiers.value("blemesh.ids"))
+        checkTag = identifiers.tag(5)
+        sequences = [:]
         return DUTSetup(dialect: .blemesh, address: dutAddress, settings: ["name": "meshconform DUT"], seed: seed)
     }
+
+    public func adopt(dutAddress address: NodeAddress) { dutAddress = address }
 
     public func address(of party: Party) -> NodeAddress {
         switch party {
         case .dut: dutAddress
-        case .tester(let n): NodeAddress(Self.fixedID(prefix: 0x7E, n))
-        case .stranger(let n): NodeAddress(Self.fixedID(prefix: 0x5E, n))
+        case .tester(let n): NodeAddress(Self.partyID(prefix: 0x7E, checkTag, n))
+        case .stranger(let n): NodeAddress(Self.partyID(prefix: 0x5E, checkTag, n))
         }
     }
 
     /// The device id of `party`.
     public func id(_ party: Party) -> UUID { address(of: party).uuid! }
 
-    static func fixedID(prefix: UInt8, _ n: Int) -> UUID {
-        UUID(uuid: (prefix, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, UInt8(truncatingIfNeeded: n)))
+    /// `PP000000-0000-4000-8000-ccccccccccnn`: a party's id in the check tagged `tag` (5 bytes).
+    static func partyID(prefix: UInt8, _ tag: [UInt8], _ n: Int) -> UUID {
+        UUID(uuid: (prefix, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, tag[0], tag[1], tag[2], tag[3], tag[4], UInt8(truncatingIfNeeded: n)))
     }
 
     /// A fresh random UUID from the check's seed (envelope, request and error ids).

@@ -6,18 +6,21 @@ import MeshWire
 /// the DUT, the testers and the strangers beyond them, v1 packets timestamped on the DUT's
 /// clock, and fragments (BITCHAT-R7) for frames over one characteristic value.
 ///
-/// Identities are fixed and public, so a report reads without a legend and a process DUT is
-/// told its own in the `start` frame (DUTSetup.address, hex):
+/// Identities are public, so a report reads without a legend and a process DUT is told its
+/// own in the `start` frame (DUTSetup.address, hex). A DUT keys its de-duplication on the
+/// sender and the timestamp (BITCHAT-R3), so the testers' and strangers' ids carry six bytes
+/// of the check's number (RunIdentifiers.tag): new in every check of every run.
 ///
 /// | party | peer id |
 /// |---|---|
 /// | DUT | `DD00000000000000` (or the first 8 bytes of `address` from the capabilities file) |
-/// | tester n (1...8) | `7E000000000000nn` |
-/// | stranger n (1...9) | `5E000000000000nn` |
+/// | tester n (1...8) | `7E` + 6 check bytes + `nn` |
+/// | stranger n (1...9) | `5E` + 6 check bytes + `nn` |
 ///
 /// bitchat drops a packet more than 120 s from its clock (BITCHAT-R4), so the tester gives the
 /// DUT its clock in the `epoch` setting (seconds since 1970 at the session's start) and stamps
-/// each message with that epoch plus the check's elapsed time.
+/// each message with that epoch plus the session's time. A DUT on the real date
+/// (`Capabilities.takesEpoch` false: a device on the air) is stamped on the wall clock instead.
 public final class BitchatProbe: DialectProbe {
     /// What tester units are, for format-aware fuzzing over the air.
     public var unitFormat: FormatID? { "bitchat.packet" }
@@ -30,15 +33,19 @@ public final class BitchatProbe: DialectProbe {
     static let strangers = 1...9
     /// The DUT's clock at the session's start, in seconds since 1970 (setting `epoch`).
     public static let epochSeconds: UInt64 = 1_750_000_000
+    /// This session's: `epochSeconds`, or the wall clock at setup for a DUT on the real date.
+    public private(set) var epochMs: UInt64 = BitchatProbe.epochSeconds * 1000
     private var lastTimestamp: UInt64 = 0
     private var random = SeededRandom(seed: 0)
+    /// The check's six bytes in the testers' and strangers' ids.
+    private var checkTag = [UInt8](repeating: 0, count: 6)
 
     public init() {}
 
     /// bitchat relays broadcasts (BITCHAT-R6), so the neutral checks use them.
     public var relayedDestination: Party? { nil }
 
-    public func setup(capabilities: Capabilities, seed: UInt64) throws -> DUTSetup {
+    public func setup(capabilities: Capabilities, seed: UInt64, identifiers: RunIdentifiers) throws -> DUTSetup {
         if let declared = capabilities.address {
             guard let uuid = UUID(uuidString: declared) else { throw TesterError("capabilities address \"\(declared)\" is not a UUID") }
             // BITCHAT-R1: the peer id is the first 8 bytes of a longer address.
@@ -47,24 +54,28 @@ public final class BitchatProbe: DialectProbe {
             dutAddress = NodeAddress(bytes: Self.fixedID(prefix: 0xDD, 0))
         }
         // Apart from the DUT's seed, so fragment ids never collide with the DUT's own.
-        random = SeededRandom(seed: seed ^ 0x6269_7463_6861_7421)
+        random = SeededRandom(seed: identifiers.value("bitchat.fragment"))
+        checkTag = identifiers.tag(6)
         lastTimestamp = 0
+        epochMs = capabilities.takesEpoch ? Self.epochSeconds * 1000 : UInt64(Date().timeIntervalSince1970 * 1000)
         return DUTSetup(dialect: .bitchat, address: dutAddress, settings: ["epoch": String(Self.epochSeconds)], seed: seed)
     }
+
+    public func adopt(dutAddress address: NodeAddress) { dutAddress = NodeAddress(bytes: Array(address.bytes.prefix(BitchatPacket.idSize))) }
 
     public func address(of party: Party) -> NodeAddress {
         switch party {
         case .dut: dutAddress
-        case .tester(let n): NodeAddress(bytes: Self.fixedID(prefix: 0x7E, n))
-        case .stranger(let n): NodeAddress(bytes: Self.fixedID(prefix: 0x5E, n))
+        case .tester(let n): NodeAddress(bytes: [0x7E] + checkTag + [UInt8(truncatingIfNeeded: n)])
+        case .stranger(let n): NodeAddress(bytes: [0x5E] + checkTag + [UInt8(truncatingIfNeeded: n)])
         }
     }
 
     static func fixedID(prefix: UInt8, _ n: Int) -> [UInt8] { [prefix, 0, 0, 0, 0, 0, 0, UInt8(truncatingIfNeeded: n)] }
 
-    /// The DUT's clock `elapsed` into the check, in milliseconds since 1970.
-    public func clock(at elapsed: Duration) -> UInt64 {
-        Self.epochSeconds * 1000 + UInt64(max(0, elapsed.components.seconds)) * 1000 + UInt64(max(0, elapsed.components.attoseconds / 1_000_000_000_000_000))
+    /// The DUT's clock `at` into its session, in milliseconds since 1970.
+    public func clock(at time: Duration) -> UInt64 {
+        epochMs + UInt64(max(0, time.components.seconds)) * 1000 + UInt64(max(0, time.components.attoseconds / 1_000_000_000_000_000))
     }
 
     // MARK: building
@@ -73,10 +84,10 @@ public final class BitchatProbe: DialectProbe {
 
     /// A `message` packet (BITCHAT-R2), version 1, broadcast when `destination` is nil; its
     /// timestamp is the DUT's clock now, strictly increasing so no two share a dedup key.
-    public func message(_ spec: MessageSpec, at elapsed: Duration) throws -> ProbeMessage {
+    public func message(_ spec: MessageSpec, at time: Duration) throws -> ProbeMessage {
         let ttl = spec.ttl ?? DialectParameters.of(.bitchat).defaultTTL
         guard (0...255).contains(ttl) else { throw TesterError("bitchat ttl \(ttl) does not fit a byte") }
-        let timestamp = spec.sequence ?? max(clock(at: elapsed), lastTimestamp + 1)
+        let timestamp = spec.sequence ?? max(clock(at: time), lastTimestamp + 1)
         lastTimestamp = max(lastTimestamp, timestamp)
         let packet = BitchatPacket(type: BitchatMessageType.message.rawValue, ttl: UInt8(ttl), timestamp: timestamp,
                                    senderID: address(of: spec.origin).bytes, recipientID: spec.destination.map { address(of: $0).bytes },
@@ -164,7 +175,7 @@ public final class BitchatProbe: DialectProbe {
     /// DUT, T1, S2 ... for the evidence; other ids in hex.
     func name(_ id: [UInt8]) -> String {
         if id == dutAddress.bytes { return "DUT" }
-        if id.count == 8, id[1..<7].allSatisfy({ $0 == 0 }) {
+        if id.count == 8, Array(id[1..<7]) == checkTag {
             if id[0] == 0x7E, Self.testers.contains(Int(id[7])) { return "T\(id[7])" }
             if id[0] == 0x5E, Self.strangers.contains(Int(id[7])) { return "S\(id[7])" }
         }

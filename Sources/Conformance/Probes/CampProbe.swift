@@ -5,14 +5,16 @@ import MeshWire
 /// The tester's side of the `camp` dialect (docs/dialects/camp.md): user ids for the DUT, the
 /// testers and the strangers beyond them, BLEMessages, and delivery confirmations read as acks.
 ///
-/// User ids are fixed UUID texts (CAMP-R1 allows any string), so a process DUT can be told its
-/// own in the `start` frame (setting `userID`) and a report reads without a legend:
+/// User ids are UUID texts (CAMP-R1 allows any string), so a process DUT can be told its own
+/// in the `start` frame (setting `userID`) and a report reads without a legend. The testers'
+/// and strangers' carry five bytes of the check's number (`cccccccccc`, RunIdentifiers.tag),
+/// so a DUT that keeps retries and confirmations per peer meets new peers in every check:
 ///
 /// | party | user id |
 /// |---|---|
 /// | DUT | `CA000000-0000-4000-8000-000000000000` (or `address` from the capabilities file, any string) |
-/// | tester n (1...8) | `7E000000-0000-4000-8000-0000000000nn` (nn = n in hex) |
-/// | stranger n (1...9) | `5E000000-0000-4000-8000-0000000000nn` |
+/// | tester n (1...8) | `7E000000-0000-4000-8000-ccccccccccnn` (nn = n in hex) |
+/// | stranger n (1...9) | `5E000000-0000-4000-8000-ccccccccccnn` |
 ///
 /// BLEMessage has no TTL and no sequence number (CAMP-R3): a check asking for either is NA.
 /// A ProbeMessage's `body` is the whole value as written, since a relay must carry it byte for
@@ -28,6 +30,7 @@ public final class CampProbe: DialectProbe {
     static let timestamp = 767_923_200.0
 
     private var random = SeededRandom(seed: 0)
+    private var checkTag = [UInt8](repeating: 0, count: 5)
 
     public init() {}
 
@@ -36,18 +39,21 @@ public final class CampProbe: DialectProbe {
 
     public var relayedDestination: Party? { nil }
 
-    public func setup(capabilities: Capabilities, seed: UInt64) throws -> DUTSetup {
+    public func setup(capabilities: Capabilities, seed: UInt64, identifiers: RunIdentifiers) throws -> DUTSetup {
         dutAddress = capabilities.address.map { NodeAddress(campUserID: $0) } ?? NodeAddress(Self.dutID)
         // Not the DUT's own seed: the reference node draws its ids from that one.
-        random = SeededRandom(seed: seed ^ 0x6361_6D70_7465_7374)
+        random = SeededRandom(seed: identifiers.value("camp.ids"))
+        checkTag = identifiers.tag(5)
         return DUTSetup(dialect: .camp, address: dutAddress, settings: ["userID": dutAddress.campUserID, "name": "meshconform DUT"], seed: seed)
     }
+
+    public func adopt(dutAddress address: NodeAddress) { dutAddress = address }
 
     public func address(of party: Party) -> NodeAddress {
         switch party {
         case .dut: dutAddress
-        case .tester(let n): NodeAddress(BLEMeshProbe.fixedID(prefix: 0x7E, n))
-        case .stranger(let n): NodeAddress(BLEMeshProbe.fixedID(prefix: 0x5E, n))
+        case .tester(let n): NodeAddress(BLEMeshProbe.partyID(prefix: 0x7E, checkTag, n))
+        case .stranger(let n): NodeAddress(BLEMeshProbe.partyID(prefix: 0x5E, checkTag, n))
         }
     }
 

@@ -21,6 +21,17 @@ extension Party {
     }
 }
 
+extension Party {
+    /// DUT, T1, S2: the evidence's names.
+    public var shortName: String {
+        switch self {
+        case .dut: "DUT"
+        case .tester(let n): "T\(n)"
+        case .stranger(let n): "S\(n)"
+        }
+    }
+}
+
 /// What a check wants sent, in dialect-neutral terms; the probe turns it into wire bytes.
 public struct MessageSpec: Sendable {
     public var origin: Party
@@ -121,10 +132,15 @@ public struct Observation: Sendable {
 /// sends. A probe lives for one check; it may keep state (reassembly of the DUT's chunks).
 public protocol DialectProbe: AnyObject {
     var dialect: DialectName { get }
-    /// The DUT's configuration for this check and the id the tester will address it by.
-    func setup(capabilities: Capabilities, seed: UInt64) throws -> DUTSetup
+    /// The DUT's configuration for this check and the id the tester will address it by;
+    /// every identifier the probe makes in the check comes from `identifiers`, so none repeats
+    /// one the DUT heard earlier in the run (or in an earlier run).
+    func setup(capabilities: Capabilities, seed: UInt64, identifiers: RunIdentifiers) throws -> DUTSetup
     /// The DUT's mesh id.
     var dutAddress: NodeAddress { get }
+    /// Takes `address` as the DUT's id from here on: the id a DUT that keeps its own was
+    /// learned by (from its traffic, or read over the air by the driver).
+    func adopt(dutAddress address: NodeAddress)
     func address(of party: Party) -> NodeAddress
     /// The destination of a message the DUT must relay: relay has no broadcast, so a stranger;
     /// blemesh relays broadcasts (nil).
@@ -139,9 +155,10 @@ public protocol DialectProbe: AnyObject {
     func describe(_ bytes: [UInt8]) -> String
     /// The catalog format of one unit (default: nil; see below).
     var unitFormat: FormatID? { get }
-    /// Builds a message `elapsed` into the check, for dialects whose messages carry the
-    /// sender's clock (bitchat timestamps, BITCHAT-R4). Default: `message(spec)`.
-    func message(_ spec: MessageSpec, at elapsed: Duration) throws -> ProbeMessage
+    /// Builds a message at `clock`, the time since the DUT's session began (its clock, for a
+    /// DUT given `epoch`), for dialects whose messages carry the sender's clock (bitchat
+    /// timestamps, BITCHAT-R4). Default: `message(spec)`.
+    func message(_ spec: MessageSpec, at clock: Duration) throws -> ProbeMessage
     /// Whether a message may carry a sequence number the tester picks (default: true; see below).
     var acceptsChosenSequence: Bool { get }
     /// What tester `tester` sends first on a new link when the DUT is not told who is on it
@@ -155,7 +172,40 @@ extension DialectProbe {
     /// inputs get generic mutations only.
     public var unitFormat: FormatID? { nil }
 
-    public func message(_ spec: MessageSpec, at elapsed: Duration) throws -> ProbeMessage { try message(spec) }
+    public func message(_ spec: MessageSpec, at clock: Duration) throws -> ProbeMessage { try message(spec) }
+
+    /// Outside a run (a node taking the suite's identity, a fuzz campaign): the seed stands
+    /// for the run base.
+    public func setup(capabilities: Capabilities, seed: UInt64) throws -> DUTSetup {
+        try setup(capabilities: capabilities, seed: seed, identifiers: .outsideRun(seed: seed))
+    }
+
+    /// Whether `address` is a tester's or a stranger's: someone the tester plays.
+    public func isTesterParty(_ address: NodeAddress) -> Bool {
+        (1...8).contains { self.address(of: .tester($0)) == address } || (1...9).contains { self.address(of: .stranger($0)) == address }
+    }
+
+    /// The id of the node that sent `packet` as its own, where the packet says so: a relay
+    /// beacon at hop 0, a blemesh ANNOUNCE at hopCount 0, a peat document, a bitchat announce
+    /// or a camp announcement (their sender), a simple message nobody relayed. Nil for
+    /// anything a relay could have passed on. A sender the tester plays is not the DUT.
+    public func ownIdentity(in packet: HeardPacket) -> NodeAddress? {
+        let id: NodeAddress?
+        switch packet {
+        case .beacon(let b) where b.hop == 0: id = NodeAddress(b.origin)
+        case .control(.peerAnnounce(let a), _) where a.hopCount == 0: id = NodeAddress(a.deviceID)
+        case .state(.peatDocument(let d)): id = NodeAddress(peatNode: d.nodeID)
+        case .message(let m):
+            switch m.value {
+            case .bitchat(let p) where p.type == BitchatMessageType.announce.rawValue: id = m.origin
+            case .camp(let c) where c.kind == .campAnnouncement: id = m.origin
+            case .simple(let s) where !s.isRelayed && s.relayCount == 0: id = m.origin
+            default: id = nil
+            }
+        default: id = nil
+        }
+        return id.flatMap { isTesterParty($0) ? nil : $0 }
+    }
 
     /// Whether `MessageSpec.sequence` may be any number the tester picks (default: true). Not so
     /// where the dialect has no sequence number (camp) or where it is the sender's clock

@@ -19,6 +19,7 @@ public final class PeatProbe: DialectProbe {
     public let dialect = DialectName.peat
     public private(set) var dutAddress = NodeAddress(peatNode: PeatProbe.dutID)
     private var nextSeq: UInt64 = 0
+    private var checkTag: UInt32 = 0
     /// Parties a check may use: testers 1...8, strangers 1...9.
     static let testers = 1...8
     static let strangers = 1...9
@@ -26,6 +27,9 @@ public final class PeatProbe: DialectProbe {
     public static let meshID = "DEMO"
     /// Milliseconds since 1970 for the probe's message ids and emergencies (2025-06-15).
     public static let epochMs: UInt64 = 1_750_000_000_000
+    /// This session's: `epochMs`, or the wall clock at setup for a DUT on the real date
+    /// (`Capabilities.takesEpoch` false), whose emergencies are of today.
+    public private(set) var epochMs: UInt64 = PeatProbe.epochMs
 
     public init() {}
 
@@ -33,16 +37,18 @@ public final class PeatProbe: DialectProbe {
 
     public var relayedDestination: Party? { nil }
 
-    /// A party's u32 node id (PEAT-R1).
+    /// A party's u32 node id (PEAT-R1): `7Ecccc nn` for tester n, `5Ecccc nn` for stranger n,
+    /// where `cccc` is the check's tag (RunIdentifiers.tag): a DUT merges documents per node
+    /// id for as long as it runs, so every check's parties are new to it.
     public func node(_ party: Party) -> UInt32 {
         switch party {
-        case .tester(let n): 0x7E57_0000 + UInt32(n)
-        case .stranger(let n): 0x5742_0000 + UInt32(n)
+        case .tester(let n): 0x7E00_0000 | checkTag << 8 | UInt32(UInt8(truncatingIfNeeded: n))
+        case .stranger(let n): 0x5E00_0000 | checkTag << 8 | UInt32(UInt8(truncatingIfNeeded: n))
         case .dut: dutAddress.peatNode
         }
     }
 
-    public func setup(capabilities: Capabilities, seed: UInt64) throws -> DUTSetup {
+    public func setup(capabilities: Capabilities, seed: UInt64, identifiers: RunIdentifiers) throws -> DUTSetup {
         // The id the tester assigns (peat's identity is a setting, not a key), unless the DUT
         // keeps its own: then its address as read over the air, the id's 4 bytes in hex.
         if let declared = capabilities.address.flatMap(Hex.decode), declared.count == 4, declared != [0, 0, 0, 0] {
@@ -50,12 +56,22 @@ public final class PeatProbe: DialectProbe {
         } else {
             dutAddress = NodeAddress(peatNode: Self.dutID)
         }
-        nextSeq = seed % 1_000_000 * 1000
+        nextSeq = identifiers.value("peat.seq") % 1_000_000 * 1000
+        epochMs = capabilities.takesEpoch ? Self.epochMs : UInt64(Date().timeIntervalSince1970 * 1000)
+        checkTag = identifiers.tag(2).reduce(0) { $0 << 8 | UInt32($1) }
         let settings = ["nodeId": String(dutAddress.peatNode), "meshId": Self.meshID]
         return DUTSetup(dialect: .peat, address: dutAddress, settings: settings, seed: seed)
     }
 
     public func address(of party: Party) -> NodeAddress { NodeAddress(peatNode: node(party)) }
+
+    public func adopt(dutAddress address: NodeAddress) { dutAddress = address }
+
+    /// The testers' clock `time` into the DUT's session, in milliseconds since 1970: what an
+    /// emergency raised then carries (PEAT-R6.2 orders emergencies by it).
+    public func clockMs(at time: Duration) -> UInt64 {
+        epochMs &+ UInt64(max(0, time.components.seconds)) * 1000 &+ UInt64(max(0, time.components.attoseconds / 1_000_000_000_000_000))
+    }
 
     public func message(_ spec: MessageSpec) throws -> ProbeMessage {
         // Envelopes name no destination (peat.md 2.4): every message is for everyone, the DUT's

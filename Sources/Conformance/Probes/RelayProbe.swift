@@ -8,12 +8,20 @@ import MeshWire
 /// Identities are fixed and public (derived with `RelaySimulationKeys` from a name), so a
 /// process DUT can be told them in its `start` frame: its own private key as `privateKey` and
 /// every tester's and stranger's public key as `contact.<id>` (RELAY-R1, RELAY-W6).
+///
+/// What a DUT keys its memory on is new in every check of every run (RunIdentifiers): frame
+/// seqs start from a per-check base, nonces carry a per-check prefix, and beacons come from
+/// per-check origins (a beacon needs no key, and RELAY-R10.2 drops a seqNo at or below the
+/// last one heard from its origin, which a DUT remembers for 300 s).
 public final class RelayProbe: DialectProbe {
     public let dialect = DialectName.relay
     public private(set) var dutAddress = NodeAddress(bytes: [])
     private var dutPublicKey: [UInt8]?
+    private var declaredPublicKey: [UInt8]?
     private var nextSeq: UInt64 = 0
     private var nonceCounter: UInt64 = 0
+    private var noncePrefix: UInt32 = 0
+    private var beaconOrigins: [Party: UUID] = [:]
     private var sessionKeys: [[Party]: SessionKey] = [:]
     /// Parties a check may use: testers 1...8, strangers 1...9.
     static let testers = 1...8
@@ -42,10 +50,18 @@ public final class RelayProbe: DialectProbe {
         return RelaySimulationKeys.identity(for: NodeAddress(bytes: Array(name.utf8)))
     }
 
-    public func setup(capabilities: Capabilities, seed: UInt64) throws -> DUTSetup {
+    public func setup(capabilities: Capabilities, seed: UInt64, identifiers: RunIdentifiers) throws -> DUTSetup {
+        beaconOrigins = Dictionary(uniqueKeysWithValues: (Self.testers.map(Party.tester) + Self.strangers.map(Party.stranger)).map { party in
+            let a = identifiers.value("beacon \(party)"), b = identifiers.value("beacon' \(party)")
+            var bytes = withUnsafeBytes(of: a.bigEndian, Array.init) + withUnsafeBytes(of: b.bigEndian, Array.init)
+            bytes[6] = (bytes[6] & 0x0F) | 0x40
+            bytes[8] = (bytes[8] & 0x3F) | 0x80
+            return (party, NodeAddress(bytes: bytes).uuid!)
+        })
         var settings: [String: String] = [:]
         for n in Self.testers { settings["contact.\(address(of: .tester(n)))"] = Hex.encode(Self.identity(.tester(n)).publicKey) }
         for n in Self.strangers { settings["contact.\(address(of: .stranger(n)))"] = Hex.encode(Self.identity(.stranger(n)).publicKey) }
+        declaredPublicKey = capabilities.publicKey.flatMap(Hex.decode)
         if let declared = capabilities.address.flatMap(UUID.init(uuidString:)) {
             // The DUT keeps its own identity; frames to it need its public key.
             dutAddress = NodeAddress(declared)
@@ -56,9 +72,18 @@ public final class RelayProbe: DialectProbe {
             dutAddress = NodeAddress(dut.nodeID)
             dutPublicKey = dut.publicKey
         }
-        // Sequence numbers look like the app's (bit pattern of a creation time), apart per seed.
-        nextSeq = FrameHeader.seq(createdAt: 1_750_000_000 + Double(seed % 100_000))
+        // Sequence numbers look like the app's (bit pattern of a creation time),
+        // spread over 10^6 s at 10 us steps per check: thousands of seqs apart, never shared.
+        nextSeq = FrameHeader.seq(createdAt: 1_750_000_000 + Double(identifiers.value("relay.seq") % 100_000_000_000) / 100_000)
+        noncePrefix = UInt32(truncatingIfNeeded: identifiers.value("relay.nonce"))
+        nonceCounter = 0
         return DUTSetup(dialect: .relay, address: dutAddress, settings: settings, seed: seed)
+    }
+
+    /// A DUT's own id says nothing of its key: frames to it stay NA without `publicKey`.
+    public func adopt(dutAddress address: NodeAddress) {
+        if address != dutAddress { dutPublicKey = declaredPublicKey }
+        dutAddress = address
     }
 
     public func address(of party: Party) -> NodeAddress {
@@ -99,9 +124,16 @@ public final class RelayProbe: DialectProbe {
 
     public func ack(seq: UInt64) -> [UInt8] { RelayPacket.ack(RelayAck(seq: seq)).encoded() }
 
-    /// A beacon from `origin` (RELAY-R9).
+    /// A beacon from `origin` (RELAY-R9), with `origin`'s beacon id (`beaconOrigin`).
     public func beacon(from origin: Party, seqNo: UInt32, ttl: UInt8 = 8, hop: UInt8 = 0) -> [UInt8] {
-        RelayPacket.beacon(Beacon(origin: address(of: origin).uuid!, seqNo: seqNo, ttl: ttl, hop: hop)).encoded()
+        RelayPacket.beacon(Beacon(origin: beaconOrigin(origin), seqNo: seqNo, ttl: ttl, hop: hop)).encoded()
+    }
+
+    /// The origin id of `party`'s beacons: the DUT's own id for the DUT; for a tester or a
+    /// stranger an id of this check alone, so its seqNo 1 is fresh to a DUT that heard other
+    /// checks' beacons (RELAY-R10.2).
+    public func beaconOrigin(_ party: Party) -> UUID {
+        beaconOrigins[party] ?? address(of: party).uuid!
     }
 
     public func hear(_ bytes: [UInt8], on link: LinkID) -> HeardPacket? {
@@ -138,6 +170,7 @@ public final class RelayProbe: DialectProbe {
         if NodeAddress(id) == dutAddress { return "DUT" }
         for n in Self.testers where address(of: .tester(n)).uuid == id { return "T\(n)" }
         for n in Self.strangers where address(of: .stranger(n)).uuid == id { return "S\(n)" }
+        if let party = beaconOrigins.first(where: { $0.value == id })?.key { return "\(party.shortName) (beacon id)" }
         return id.uuidString
     }
 
@@ -149,6 +182,7 @@ public final class RelayProbe: DialectProbe {
     private func seal(_ payload: [UInt8], from origin: Party, to destination: Party) throws -> [UInt8] {
         nonceCounter &+= 1
         var nonce = [UInt8](repeating: 0, count: SealedBody.nonceSize)
+        withUnsafeBytes(of: noncePrefix.bigEndian) { nonce.replaceSubrange(0..<4, with: $0) }
         withUnsafeBytes(of: nonceCounter.bigEndian) { nonce.replaceSubrange(4..<12, with: $0) }
         let peerKey: [UInt8]
         if destination == .dut {

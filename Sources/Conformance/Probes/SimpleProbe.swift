@@ -28,16 +28,21 @@ public final class SimpleProbe: DialectProbe {
 
     public var dutAddress: NodeAddress { Self.address(named: dutName) }
 
-    public func setup(capabilities: Capabilities, seed: UInt64) throws -> DUTSetup {
+    public func setup(capabilities: Capabilities, seed: UInt64, identifiers: RunIdentifiers) throws -> DUTSetup {
         if let declared = capabilities.address {
             guard let uuid = UUID(uuidString: declared) else { throw TesterError("capabilities address \"\(declared)\" is not a UUID") }
             dutName = uuid.uuidString
         } else {
             dutName = "meshconform DUT"
         }
-        random = SeededRandom(seed: seed ^ 0x7369_6D70_6C65_2121)
+        // Message ids are what a DUT keys on (SIMPLE-R3): new in every check of every run.
+        random = SeededRandom(seed: identifiers.value("simple.ids"))
         nextSequence = 0
         return DUTSetup(dialect: .simple, address: dutAddress, settings: ["name": dutName], seed: seed)
+    }
+
+    public func adopt(dutAddress address: NodeAddress) {
+        dutName = address.uuid?.uuidString ?? String(decoding: address.bytes, as: UTF8.self)
     }
 
     /// The name `party` goes by on the wire.

@@ -57,6 +57,7 @@ public enum CatalogDocument {
         }
         md += capabilitiesSection
         md += htmlReportSection
+        md += phoneSection
         md += "## Mutants\n\n| mutant | deviation |\n|---|---|\n"
         for fault in Fault.allCases { md += "| `\(fault.rawValue)` | \(fault.summary) |\n" }
         return md
@@ -78,6 +79,8 @@ public enum CatalogDocument {
         | `upperTester` | bool | false (true for the built-in node) | reports app deliveries and takes `send` commands |
         | `maxLinks` | int | 7 | links it accepts at once; checks needing more are NA |
         | `address` | UUID string | assigned by the tester | the DUT's own mesh id, when it cannot take the assigned one |
+        | `keepsOwnIdentity` | bool | false (true over the air) | the DUT ignores the id the tester assigns; without `address` the tester learns it from the DUT's own traffic (relay beacon origin, blemesh ANNOUNCE, bitchat announce sender, camp senderID, peat document node id, simple sender); until then a check that needs it is NA |
+        | `takesEpoch` | bool | true (false over the air) | the DUT takes the tester's `epoch` setting as its date; false: it runs on the real date and the tester stamps bitchat timestamps and peat emergencies with its wall clock |
         | `publicKey` | hex | assigned by the tester | relay: its X25519 public key, with `address` |
         | `dedupCapacity` | int | the page's minimum | informational; DDP checks use the page's minimum |
         | `timingSlackMs` | int | 0 (100 with `--dut-exec` and no file) | added to every timing window of the page |
@@ -86,6 +89,24 @@ public enum CatalogDocument {
         Timing windows come from section 6 of each dialect page: relay relays and acks within
         0-100 ms; blemesh relays within 10-80 ms (the union of its per-degree windows) and answers
         control messages within 1 s.
+
+        **A DUT with history.** A device on the air is never restarted: it keeps its caches,
+        counters and routes for the whole run and across runs. So every identifier a check makes
+        (frame seqs, message and envelope ids, nonces, fragment ids, bitchat timestamps, the
+        testers' and strangers' ids where a dialect keeps state per sender, relay beacon origins)
+        comes from the run's *run base* and the check's place in the run: unique within the run,
+        apart from any other run. The report prints the run base; `run --run-base N` replays it
+        (default: random for `--dut-exec` and `--adapter`, from `--seed` for the built-in node).
+        No check assumes a state since power-on except where the driver started the DUT for the
+        check (BCN/BV-01's "seqNo 1 first"). `run --persistent` keeps one built-in node for the
+        whole run to prove it: every dialect's catalog gives the same verdicts as with a fresh node
+        per check (`swift test --filter HistoryTests`).
+
+        **Background traffic.** What the DUT sends of its own (announces, beacons, documents, its
+        own messages and their retries) is never counted as a relay or an ack of a check's
+        message. The mutant `chatty` conforms but sends its dialect's background traffic on every
+        link-up and every 500 ms; it passes every check the reference node passes
+        (`swift test --filter BackgroundTrafficTests`).
 
         ## Operator prompts: the app as upper tester, by hand
 
@@ -146,6 +167,28 @@ public enum CatalogDocument {
         end) and those the verdict names, with a row for each stretch left out saying how many
         entries over what time; the JSON report has them all. Everything the DUT produced (bytes, decodings, log lines, its name) is escaped:
         a DUT cannot put markup in the page.
+
+
+        """
+
+    static let phoneSection = """
+        ## A phone as the DUT
+
+        `meshconform --adapter hci0 --target AA:BB:CC:DD:EE:FF` runs this catalog against a phone
+        over the air; docs/radio.md ("A phone as the DUT, step by step") says what to install, how to
+        free the adapter from bluetoothd, how to set up the phone (app open, in the foreground, screen
+        on) and how to find its address. On the air:
+        - the phone keeps its state for the whole run, so every check uses identifiers unique to the
+          run, and it may connect to the tester's identities by itself (those links are tester links);
+        - **NA** means the bench cannot make the check (more links than the adapters' identities give,
+          the app as upper tester without `--prompt`, a unit over 512 bytes, an identity the phone never
+          told), with the reason;
+        - **INCONC** means the air did not let the check decide (a connect, MTU exchange, discovery or
+          subscription failed after its retries, a wait past `checkBudgetSeconds`, the phone out of
+          reach), never a verdict on the phone;
+        - a capabilities file gives what the air does not carry: `timingSlackMs` (150 by default on
+          the air, for the phone's connection interval), `checkBudgetSeconds` (330 to decide the
+          retention checks), `address` (its mesh id, when it neither serves nor sends it).
 
 
         """

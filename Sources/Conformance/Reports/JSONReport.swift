@@ -12,6 +12,8 @@ public enum JSONReport {
             ("tool", .string("meshconform")),
             ("dut", .string(report.dut)),
             ("seed", .integer(report.seed)),
+            // A string: run bases use all 64 bits, past what a JSON number carries exactly.
+            ("runBase", .string(String(report.runBase))),
             ("wallSeconds", .double(report.wallSeconds)),
             ("exitStatus", .integer(report.exitStatus)),
             ("summary", .object(Verdict.allCases.map { ($0.rawValue, .integer(report.count($0))) })),
@@ -59,6 +61,8 @@ public enum JSONReport {
             ("timingSlackMs", .integer(c.timingSlackMs)), ("checkBudgetSeconds", .double(c.checkBudgetSeconds)),
         ]
         if let v = c.address { members.append(("address", .string(v))) }
+        if c.keepsOwnIdentity { members.append(("keepsOwnIdentity", .bool(true))) }
+        if !c.takesEpoch { members.append(("takesEpoch", .bool(false))) }
         if let v = c.publicKey { members.append(("publicKey", .string(v))) }
         if let v = c.dedupCapacity { members.append(("dedupCapacity", .integer(v))) }
         return .object(members)

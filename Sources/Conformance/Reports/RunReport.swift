@@ -15,14 +15,18 @@ public struct RunReport: Sendable {
     /// The DUT driver's one-line description.
     public var dut: String
     public var seed: UInt64
+    /// Where the run's identifiers started (RunIdentifiers); `--run-base` replays it.
+    public var runBase: UInt64
     public var sections: [Section]
     public var wallSeconds: Double
     /// Over the air: the tester links each adapter gave, and why (empty otherwise).
     public var testerLinks: [TesterLinks]
 
-    public init(dut: String, seed: UInt64, sections: [Section], wallSeconds: Double, testerLinks: [TesterLinks] = []) {
+    public init(dut: String, seed: UInt64, runBase: UInt64 = 0, sections: [Section], wallSeconds: Double,
+                testerLinks: [TesterLinks] = []) {
         self.dut = dut
         self.seed = seed
+        self.runBase = runBase
         self.sections = sections
         self.wallSeconds = wallSeconds
         self.testerLinks = testerLinks

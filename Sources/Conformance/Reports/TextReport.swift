@@ -32,7 +32,7 @@ public enum TextReport {
             return "\(s.capabilities.dialect.rawValue): \(s.results.count) checks, " +
                 Verdict.allCases.map { "\($0.rawValue) \(counts[$0] ?? 0)" }.joined(separator: ", ")
         }
-        lines.append(String(format: "DUT: %@; seed %llu; %.2f s; %@", report.dut, report.seed, report.wallSeconds,
+        lines.append(String(format: "DUT: %@; seed %llu; run base %llu; %.2f s; %@", report.dut, report.seed, report.runBase, report.wallSeconds,
                             report.exitStatus == 0 ? "all applicable checks passed" : "FAILED"))
         return lines.joined(separator: "\n")
     }

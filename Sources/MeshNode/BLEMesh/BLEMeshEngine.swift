@@ -112,6 +112,14 @@ struct BLEMeshEngine: DialectEngine {
         }
     }
 
+    // MARK: chatty (a positive control)
+
+    /// An ANNOUNCE of its own (BLEMESH-R14) on the links, again and again.
+    mutating func chatter(_ occasion: ChatterOccasion, at now: Instant) -> [NodeAction] {
+        let announce = PeerAnnounce(deviceID: nodeID, deviceName: name, timestamp: innerTime(now), hopCount: 0)
+        return send(newControl(.peerAnnounce(announce), to: nil, ttl: Self.controlTTL, at: now), on: occasion.links.filter { links[$0] != nil }, at: now)
+    }
+
     // MARK: links
 
     private mutating func linkUp(_ link: LinkID, peer: UUID?, at now: Instant) -> [NodeAction] {

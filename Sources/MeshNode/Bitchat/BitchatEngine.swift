@@ -75,6 +75,19 @@ struct BitchatEngine: DialectEngine {
 
     private func nowMs(_ now: Instant) -> UInt64 { epochMs &+ UInt64(max(0, now.nanoseconds / 1_000_000)) }
 
+    // MARK: chatty (a positive control)
+
+    /// An announce of its own (type 0x01, broadcast, a fresh timestamp) on the links, as every
+    /// bitchat app sends on each new link and now and then.
+    mutating func chatter(_ occasion: ChatterOccasion, at now: Instant) -> [NodeAction] {
+        let timestamp = max(nowMs(now), lastTimestamp &+ 1)
+        lastTimestamp = timestamp
+        let announce = BitchatPacket(type: BitchatMessageType.announce.rawValue, ttl: Self.defaultTTL, timestamp: timestamp,
+                                     senderID: peerID, recipientID: nil, payload: Array("meshconform chatty".utf8))
+        seen.insert(announce.dedupKey, at: now)
+        return occasion.links.filter(links.contains).map { .send(announce.encoded(), on: $0) }
+    }
+
     // MARK: originating
 
     private mutating func originate(_ payload: [UInt8], to destination: NodeAddress?, at now: Instant) -> [NodeAction] {

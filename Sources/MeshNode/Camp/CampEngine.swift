@@ -61,6 +61,21 @@ struct CampEngine: DialectEngine {
     /// Seconds since 2001-01-01, the app's `Date` encoding.
     private func timestamp(_ now: Instant) -> Double { epoch - SimpleEngine.referenceDate + now.seconds }
 
+    // MARK: chatty (a positive control)
+
+    /// The camp this node would announce (CAMP-R8), fixed.
+    static let chattyCamp = "C4A77E00-0000-4000-8000-000000000001"
+
+    /// A `campAnnouncement` broadcast of its own (a ping of its camp, CAMP-R8) on the links,
+    /// far more often than the page's 300 s.
+    mutating func chatter(_ occasion: ChatterOccasion, at now: Instant) -> [NodeAction] {
+        let ping = CampProtocolMessage(kind: .ping, campID: Self.chattyCamp, senderID: userID, timestamp: timestamp(now))
+        let message = CampMessage(id: rng.uuid().uuidString, senderID: userID, senderName: userName, recipientID: CampMessage.broadcast,
+                                  kind: .campAnnouncement, content: String(decoding: ping.encoded(), as: UTF8.self), timestamp: timestamp(now))
+        seen.insert(message.id, at: now)
+        return occasion.links.filter(links.contains).map { .send(message.encoded(), on: $0) }
+    }
+
     // MARK: originating
 
     private mutating func originate(_ payload: [UInt8], to destination: NodeAddress?, at now: Instant) -> [NodeAction] {

@@ -77,6 +77,13 @@ struct PeatEngine: DialectEngine {
         }
     }
 
+    // MARK: chatty (a positive control)
+
+    /// Its document on the links, unchanged, more often than PEAT-R2's period.
+    mutating func chatter(_ occasion: ChatterOccasion, at now: Instant) -> [NodeAction] {
+        occasion.links.filter(links.contains).compactMap { link in documentValue().map { .send($0, on: link) } }
+    }
+
     // MARK: the document (PEAT-R2)
 
     /// A new neighbour gets the document at once; the period starts with the first link.

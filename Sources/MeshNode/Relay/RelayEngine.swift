@@ -99,6 +99,26 @@ struct RelayEngine: DialectEngine {
         }
     }
 
+    // MARK: chatty (a positive control)
+
+    /// A contact never in reach, for chatty's own frames: they are flooded, never acked, and
+    /// kept for retransmission like every unacked frame (RELAY-R8).
+    static let absentContact = RelaySimulationKeys.identity(for: NodeAddress(bytes: Array("meshconform chatty contact".utf8)))
+
+    /// A beacon of its own on a new link (the next seqNo, RELAY-R9), and on every tick a frame
+    /// of its own to a contact out of reach.
+    mutating func chatter(_ occasion: ChatterOccasion, at now: Instant) -> [NodeAction] {
+        switch occasion {
+        case .linkUp(let link):
+            beaconSeqNo &+= 1
+            seen.insert(.beacon(origin: nodeID, seqNo: beaconSeqNo), value: SeenFrame(ingress: nil, relayed: false), at: now)
+            return [.send(RelayPacket.beacon(Beacon(origin: nodeID, seqNo: beaconSeqNo, ttl: Self.defaultTTL, hop: 0)).encoded(), on: link)]
+        case .tick:
+            keyring.add(contact: Self.absentContact.nodeID, publicKey: Self.absentContact.publicKey)
+            return originate(Array("meshconform chatty".utf8), to: NodeAddress(Self.absentContact.nodeID), at: now)
+        }
+    }
+
     // MARK: links and beacons
 
     private mutating func linkUp(_ link: LinkID, at now: Instant) -> [NodeAction] {

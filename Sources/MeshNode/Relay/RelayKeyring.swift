@@ -18,7 +18,7 @@ struct RelayKeyring {
     let identity: RelayIdentity
     let nodeID: UUID
     let simulated: Bool
-    private let contacts: [UUID: [UInt8]]
+    private var contacts: [UUID: [UInt8]]
     /// Session keys already derived, bounded: cleared when full.
     private var sessions: [UUID: SessionKey] = [:]
     private static let sessionCacheLimit = 256
@@ -56,6 +56,9 @@ struct RelayKeyring {
     }
 
     var sessionCount: Int { sessions.count }
+
+    /// Learns a contact's public key (the chatty node's absent contact).
+    mutating func add(contact id: UUID, publicKey: [UInt8]) { contacts[id] = publicKey }
 }
 
 /// Deterministic X25519 keys for simulated relay nodes, derived from the node address so that

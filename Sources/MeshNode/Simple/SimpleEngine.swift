@@ -71,6 +71,12 @@ struct SimpleEngine: DialectEngine {
     /// SIMPLE-R2 / R5: 5 hops, 3 where this node is dense.
     private var originTTL: UInt8 { isDense ? Self.denseTTLCap : Self.defaultTTL }
 
+    /// chatty (a positive control): simple has no announce or beacon (SIMPLE-R2): a node
+    /// talks by its own messages, so chatty broadcasts one of its own on every occasion.
+    mutating func chatter(_ occasion: ChatterOccasion, at now: Instant) -> [NodeAction] {
+        originate(Array("meshconform chatty".utf8), to: nil, at: now)
+    }
+
     private mutating func originate(_ payload: [UInt8], to destination: NodeAddress?, at now: Instant) -> [NodeAction] {
         // SIMPLE-R2: broadcast only; the content is text, so the payload must be UTF-8.
         guard destination == nil, let content = String(validating: payload, as: UTF8.self) else {
