@@ -370,13 +370,7 @@ public final class BLEMeshProbe: DialectProbe {
     /// DUT, T1, S2 ... for the evidence; other ids by their first 8 digits.
     public func name(_ id: UUID) -> String {
         if id == dutAddress.uuid { return "DUT" }
-        if let party = party(id) {
-            switch party {
-            case .tester(let n): return "T\(n)"
-            case .stranger(let n): return "S\(n)"
-            case .dut: return "DUT"
-            }
-        }
+        if let party = party(id) { return party.shortName }
         return Self.short(id)
     }
 

@@ -12,16 +12,8 @@ public enum Party: Hashable, Sendable {
 extension Party {
     /// The name a probe gives the party where its dialect carries one (blemesh originName,
     /// camp senderName).
-    public var displayName: String {
-        switch self {
-        case .dut: "DUT"
-        case .tester(let n): "meshconform T\(n)"
-        case .stranger(let n): "meshconform S\(n)"
-        }
-    }
-}
+    public var displayName: String { self == .dut ? "DUT" : "meshconform \(shortName)" }
 
-extension Party {
     /// DUT, T1, S2: the evidence's names.
     public var shortName: String {
         switch self {
