@@ -25,15 +25,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
-        // Raw DEFLATE and zlib for bitchat's compressed payloads (zlib itself, not our own inflate).
-        .package(url: "https://github.com/adam-fowler/compress-nio", exact: "1.5.0"),
     ],
     targets: [
         // Wire codecs: bytes <-> values. Pure: no I/O, no clock, no randomness.
         .target(name: "MeshWire", dependencies: [
             .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "CompressNIO", package: "compress-nio"),
+            "CZlib",
         ]),
+        // zlib itself for bitchat's raw DEFLATE and zlib payloads (zlib1g-dev, on the Swift
+        // toolchain's Debian images; docs/performance.md has why not compress-nio).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The reference node, sans-IO: events and time in, actions out. Per-dialect rules.
         .target(name: "MeshNode", dependencies: ["MeshWire", .product(name: "DequeModule", package: "swift-collections")]),
         // Discrete-event simulator of many MeshNodes on a virtual clock.
@@ -45,11 +46,13 @@ let package = Package(
         .target(name: "Conformance", dependencies: ["MeshNode", "MeshWire", "ChildProcess", "MeshFuzz"]),
         // An untrusted program on pipes, with deadlines and bounds: external decoders, process DUTs.
         .target(name: "ChildProcess"),
-        // libbluetooth-dev headers and library, for the Linux HCI user channel (HCI-NOTES.md).
-        .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        // The Linux Bluetooth socket calls of the HCI user channel and adapter listing, with the
+        // kernel's constants and structs declared in C: no BlueZ headers or library, so the package
+        // builds with the Swift toolchain alone (docs/radio.md, "Building").
+        .target(name: "CHCISocket"),
         // Byte movers under a BLE host: H4 packets over TCP, unix sockets and the HCI user
         // channel; adapter monikers; btsnoop capture files. No protocol logic.
-        .target(name: "HCITransport", dependencies: ["CBlueZ", "BLEHost"]),
+        .target(name: "HCITransport", dependencies: ["CHCISocket", "BLEHost"]),
         // The radio at run time: one LEHost over one transport on the wall clock, and the GATT
         // bridge that runs a MeshNode as a peripheral (`meshconform node`).
         .target(name: "BLERadio", dependencies: ["BLEHost", "HCITransport", "MeshNode", "MeshWire"]),

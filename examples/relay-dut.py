@@ -8,11 +8,15 @@ It implements the node rules of docs/dialects/relay.md independently of meshconf
 code, as a model of what a DUT has to do: decode strictly (RELAY-W1 to W6), originate
 (R2), de-duplicate (R3), deliver and ack (R4, R7), relay with jitter (R5, R6), beacon (R9,
 R10), keep at most 7 links (R11) and survive anything (R12). It does not retransmit (R8 is a
-MAY). Everything happens on this process's own clock; the tester only sends events.
+MAY). Its timers run on this process's own clock, or, when the tester asks for it in `start`
+(`"clock": "tester"`, docs/stdio-dut.md section 6), on the time the tester sends: then the
+whole catalog, the 5-minute cache retention check included, runs in seconds.
 
 --no-dedup makes it the deliberately broken variant: it behaves like the original app
 (relay.md section 7, rows 3 and 5): no de-duplication cache, and no check for its own
-frames and beacons coming back. meshconform's DDP checks fail it.
+frames and beacons coming back. meshconform's DDP checks fail it. --retention SECONDS
+shortens how long the cache remembers (the page's minimum is 300 s): with 60, only the
+retention check (DDP/BV-07) fails.
 
 Needs Python 3.11 and the `cryptography` package.
 """
@@ -21,6 +25,7 @@ import decimal
 import hashlib
 import heapq
 import json
+import math
 import os
 import random
 import re
@@ -184,14 +189,14 @@ class Keyring:
 
 
 class Cache:
-    """Entries kept RETENTION seconds after their last write, oldest evicted first (RELAY-R3)."""
+    """Entries kept `retention` seconds after their last write, oldest evicted first (RELAY-R3)."""
 
-    def __init__(self):
-        self.entries = OrderedDict()
+    def __init__(self, retention=RETENTION):
+        self.entries, self.retention = OrderedDict(), retention
 
     def get(self, key, now):
         entry = self.entries.get(key)
-        if entry is None or now - entry[0] >= RETENTION:
+        if entry is None or now - entry[0] >= self.retention:
             return None
         return entry[1]
 
@@ -204,11 +209,22 @@ class Cache:
 
 # ---- the node -----------------------------------------------------------------------------
 
+class Clock:
+    """The node's time in seconds: this process's monotonic clock, or the tester's (the last
+    `time` line, in whole microseconds)."""
+
+    def __init__(self, tester_driven):
+        self.tester_driven, self.told_us = tester_driven, 0
+
+    def now(self):
+        return self.told_us / 1e6 if self.tester_driven else time.monotonic()
+
+
 class RelayNode:
-    def __init__(self, keyring, rng, dedup=True):
-        self.keyring, self.me, self.rng, self.dedup = keyring, keyring.id, rng, dedup
+    def __init__(self, keyring, rng, clock, dedup=True, retention=RETENTION):
+        self.keyring, self.me, self.rng, self.clock, self.dedup = keyring, keyring.id, rng, clock, dedup
         self.links = set()
-        self.seen = Cache()        # ("F", origin, seq) / ("B", origin, seqNo) -> (ingress, relayed)
+        self.seen = Cache(retention)      # ("F", origin, seq) / ("B", origin, seqNo) -> (ingress, relayed)
         self.last_seq_no = Cache()  # beacon origin -> last seqNo (RELAY-R10.2)
         self.ack_routes = Cache()   # seq -> ingress links of the frames relayed with it (R7.2)
         self.own = OrderedDict()    # seq of frames we originated, until acked (R7.3)
@@ -232,7 +248,7 @@ class RelayNode:
 
     def later(self, delay, callback):
         self.timer_count += 1
-        heapq.heappush(self.timers, (time.monotonic() + delay, self.timer_count, callback))
+        heapq.heappush(self.timers, (self.clock.now() + delay, self.timer_count, callback))
 
     def jittered(self, packet, links):
         """RELAY-R6 / R7.1: out within the jitter window, drawn per relay."""
@@ -240,11 +256,20 @@ class RelayNode:
             self.later(self.rng.uniform(*JITTER), lambda: self.send(packet, links))
 
     def run_due_timers(self):
-        while self.timers and self.timers[0][0] <= time.monotonic():
+        while self.timers and self.timers[0][0] <= self.clock.now():
             heapq.heappop(self.timers)[2]()
 
     def seconds_to_next_timer(self):
-        return max(0.0, self.timers[0][0] - time.monotonic()) if self.timers else None
+        return max(0.0, self.timers[0][0] - self.clock.now()) if self.timers else None
+
+    def next_timer_us(self):
+        """For `idle` on the tester's clock: the first whole microsecond at which the earliest
+        timer is due (never earlier, or that `time` line would not fire it)."""
+        if not self.timers:
+            return None
+        when = self.timers[0][0]
+        us = math.ceil(when * 1e6)
+        return us if us / 1e6 >= when else us + 1
 
     # -- events from the tester --
 
@@ -265,7 +290,7 @@ class RelayNode:
         if dest is None or self.keyring.key(dest.upper()) is None:
             self.emit(type="log", text=f"cannot send to {dest}: relay has no broadcast, and needs the peer's key")
             return
-        dest, now = dest.upper(), time.monotonic()
+        dest, now = dest.upper(), self.clock.now()
         # The bit pattern of the creation time as a Double, as the app does; never reused.
         seq = max(struct.unpack(">Q", struct.pack(">d", time.time()))[0], self.last_own_seq + 1)
         self.last_own_seq = seq
@@ -288,7 +313,7 @@ class RelayNode:
         except Refused as why:  # RELAY-R12: dropped, nothing changes
             self.emit(type="log", text=f"dropped {len(packet)} bytes on link {link}: {why}")
             return
-        now = time.monotonic()
+        now = self.clock.now()
         if decoded[0] == "frame":
             self.frame(decoded[1], decoded[2], link, now)
         elif decoded[0] == "ack":
@@ -342,7 +367,7 @@ class RelayNode:
             self.beacon_running = False  # restarted by the next link-up
             return
         self.beacon_seq_no += 1
-        self.seen.put(("B", self.me, self.beacon_seq_no), (None, False), time.monotonic())
+        self.seen.put(("B", self.me, self.beacon_seq_no), (None, False), self.clock.now())
         self.send(encode(BEACON, {"origin": self.me, "seqNo": self.beacon_seq_no, "ttl": DEFAULT_TTL, "hop": 0}),
                   self.links)
         self.later(BEACON_PERIOD, self.beacon)
@@ -390,6 +415,7 @@ class Tester:
 def main():
     options = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     options.add_argument("--no-dedup", action="store_true", help="the broken variant: no de-duplication")
+    options.add_argument("--retention", type=float, default=RETENTION, help="seconds the de-duplication cache remembers")
     args = options.parse_args()
 
     tester = Tester(sys.stdin.fileno())
@@ -397,12 +423,17 @@ def main():
     if start is None or start.get("type") != "start" or start.get("version") != 1 or start.get("dialect") != "relay":
         sys.exit(f"relay-dut: expected a version 1 start frame for the relay dialect, got {start}")
     keyring = Keyring(start["settings"])
-    node = RelayNode(keyring, random.Random(int(start["seed"])), dedup=not args.no_dedup)
-    node.emit(type="ready", version=1)
+    clock = Clock(tester_driven=start.get("clock") == "tester")
+    node = RelayNode(keyring, random.Random(int(start["seed"])), clock, dedup=not args.no_dedup, retention=args.retention)
+    if clock.tester_driven:
+        node.emit(type="ready", version=1, clock="tester")  # confirms: timers run on `time` lines
+    else:
+        node.emit(type="ready", version=1)
     if start["address"].upper() != keyring.id:
         node.emit(type="log", text=f"the tester calls us {start['address']}, our key says {keyring.id}")
 
-    for message in tester.messages(node):
+    # On the tester's clock nothing happens between the tester's lines: no select timeout.
+    for message in tester.messages(None if clock.tester_driven else node):
         kind = message["type"]
         if kind == "link-up":
             node.link_up(message["link"])
@@ -412,9 +443,14 @@ def main():
             node.received(bytes.fromhex(message["hex"]), message["link"])
         elif kind == "send":
             node.originate(bytes.fromhex(message["payload"]), message.get("destination"))
+        elif kind == "time":
+            clock.told_us = max(clock.told_us, message["nowUs"])
+            node.run_due_timers()
         elif kind == "stop":
             return
         # Other types belong to later protocol versions: ignored.
+        if clock.tester_driven:
+            node.emit(type="idle", nextUs=node.next_timer_us())
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-import CBlueZ
+import BLEHost
+import CHCISocket
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,22 +37,19 @@ public enum LocalAdapters {
     /// Bluetooth. For an adapter that is down, whether it is free is found by opening its user
     /// channel and closing it again (which briefly initialises the controller).
     public static func list() throws(TransportError) -> [LocalAdapter] {
-        let ctl = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
+        let ctl = mc_hci_open_control()
         guard ctl >= 0 else { throw userChannelError(errno, adapter: "hci", call: "socket") }
         defer { sysClose(ctl) }
-        var ids = [UInt16](repeating: 0, count: Int(HCI_MAX_DEV))
-        let count = mc_hci_dev_ids(ctl, &ids, Int32(ids.count))
+        var ids = [UInt16](repeating: 0, count: Int(MC_HCI_MAX_ADAPTERS))
+        let count = mc_hci_adapter_ids(ctl, &ids, Int32(ids.count))
         guard count >= 0 else { throw .system("hci", call: "ioctl(HCIGETDEVLIST)", errno: errno) }
         var adapters: [LocalAdapter] = []
         for id in ids.prefix(Int(count)) {
-            var info = hci_dev_info()
-            guard mc_hci_dev_info(ctl, id, &info) == 0 else { continue }   // unplugged meanwhile
+            var info = mc_hci_adapter()
+            guard mc_hci_adapter_info(ctl, id, &info) == 0 else { continue }   // unplugged meanwhile
             let name = withUnsafeBytes(of: info.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            var text = [CChar](repeating: 0, count: 18)
-            var bdaddr = info.bdaddr
-            ba2str(&bdaddr, &text)
-            let address = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            adapters.append(LocalAdapter(index: id, name: name, address: address, state: mc_hci_flag_up(&info) != 0 ? .up : probe(id)))
+            let address = withUnsafeBytes(of: info.address) { (try? BluetoothAddress(littleEndian: $0, type: .public))?.string ?? "" }
+            adapters.append(LocalAdapter(index: id, name: name, address: address, state: info.up != 0 ? .up : probe(id)))
         }
         return adapters
     }
@@ -68,3 +66,4 @@ public enum LocalAdapters {
         }
     }
 }
+

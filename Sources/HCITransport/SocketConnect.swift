@@ -1,7 +1,4 @@
 #if canImport(Glibc)
-// CBlueZ's shim includes <sys/socket.h>: in a whole-module (release) build the socket type
-// constants are then seen as CBlueZ's, and SOCK_STREAM is not found without this import.
-import CBlueZ
 import Glibc
 #elseif canImport(Darwin)
 import Darwin

@@ -1,6 +1,5 @@
 import BLEHost
 #if canImport(Glibc)
-import CBlueZ   // owns <sys/socket.h> and <netinet/in.h> in a release build: see SocketConnect.swift
 import Glibc
 #elseif canImport(Darwin)
 import Darwin

@@ -1,4 +1,4 @@
-import CBlueZ
+import CHCISocket
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,22 +9,9 @@ import Glibc
 extension SocketTransport {
     public static func userChannel(adapter index: UInt16) throws(TransportError) -> SocketTransport {
         let name = "hci\(index)"
-        let fd = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
-        guard fd >= 0 else { throw userChannelError(errno, adapter: name, call: "socket") }
-        var addr = sockaddr_hci()
-        addr.hci_family = sa_family_t(AF_BLUETOOTH)
-        addr.hci_dev = index
-        addr.hci_channel = UInt16(HCI_CHANNEL_USER)
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_hci>.size))
-            }
-        }
-        guard rc == 0 else {
-            let code = errno
-            sysClose(fd)
-            throw userChannelError(code, adapter: name, call: "bind")
-        }
+        var failedInBind: Int32 = 0
+        let fd = mc_hci_open_user_channel(index, &failedInBind)
+        guard fd >= 0 else { throw userChannelError(errno, adapter: name, call: failedInBind != 0 ? "bind" : "socket") }
         return SocketTransport(fd: fd, name: name, framing: .packets)
     }
 }

@@ -66,6 +66,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Wall-clock limit for the whole run, seconds; checks not started by then are INCONC.")
     var timeLimit: Double = 3600
 
+    @Option(help: "With --dut-exec: run this many checks at once, each with its own DUT process (the report is the same as with one).")
+    var jobs: Int = 1
+
     @Flag(help: "Be the DUT's upper tester by hand: checks that need the app (sends, deliveries, acknowledgements shown) ask you on the terminal, PTS MMI style (docs/checks.md, \"Operator prompts\").")
     var prompt = false
 
@@ -81,23 +84,36 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let plan = try makePlan()
         let upperTester = try makeOperator()
+        guard jobs >= 1 else { throw UsageError("--jobs \(jobs): give at least 1") }
+        if jobs > 1, dutExec == nil {
+            throw UsageError("--jobs runs several DUT processes at once, so it needs --dut-exec (a device on the air is one device; the built-in node runs the catalog in a fraction of a second)")
+        }
+        if jobs > 1, upperTester != nil {
+            throw UsageError("--jobs cannot be combined with operator prompts: one person answers one prompt at a time")
+        }
         let started = ContinuousClock.now
+        // No live line under operator prompts: it would be redrawn over the question.
+        let progress = CheckProgress(live: upperTester == nil && isatty(STDOUT_FILENO) != 0)
         var sections: [RunReport.Section] = []
         for var capabilities in plan.capabilities {
             if upperTester != nil { capabilities.upperTester = true }
             let selected = try select(for: capabilities.dialect)
-            print("\(capabilities.dialect.rawValue): \(selected.count) checks against \(plan.driver.name)")
+            print("\(capabilities.dialect.rawValue): \(selected.count) checks against \(plan.driver.name)\(jobs > 1 ? ", \(jobs) at once" : "")")
+            progress.begin(capabilities.dialect.rawValue, total: selected.count)
             var runner = Runner(capabilities: capabilities, driver: plan.driver, seed: seed, runBase: plan.runBase,
                                 timeLimit: .milliseconds(Int64(timeLimit * 1000)))
             runner.upperTester = upperTester
             let results: [CheckResult]
             do {
-                results = try runner.run(selected) { print(TextReport.line($0, verbose: verbose)) }
+                results = try runner.run(selected, jobs: jobs, progress: { progress.finished(TextReport.line($0, verbose: verbose)) },
+                                         activity: progress.activity)
             } catch {
+                progress.end()
                 throw UsageError("\(error)")
             }
             sections.append(RunReport.Section(capabilities: capabilities, results: results))
         }
+        progress.end()
         plan.radio?.close()
         let elapsed = ContinuousClock.now - started
         let report = RunReport(dut: plan.driver.name, seed: seed, runBase: plan.runBase, sections: sections,
@@ -168,16 +184,20 @@ struct RunCommand: ParsableCommand {
             throw UsageError("--dialect \(dialect.rawValue) contradicts the capabilities file, which declares \"\(declared.dialect.rawValue)\"")
         }
         if !adapter.isEmpty || target != nil || btsnoop != nil || dutConnects {
+            if declared?.clock == .tester {
+                throw UsageError("the capabilities file declares \"clock\": \"tester\", which only a process DUT (--dut-exec) can follow: a device on the air keeps its own clock; remove the key for radio runs")
+            }
             return try radioPlan(declared: declared, dialect: dialect)
         }
         if let command = dutExec {
             guard let d = dialect ?? declared?.dialect else {
                 throw UsageError("--dut-exec needs the DUT's dialect: pass --dialect D or a --capabilities file")
             }
-            // A process DUT runs on the wall clock behind two pipes: the default slack covers that.
+            // A process DUT runs on the wall clock behind two pipes (the default slack covers that),
+            // or on the tester's clock when its capabilities say so.
             var caps = declared ?? Capabilities.process(d)
             caps.dialect = d
-            return Plan(driver: ProcessDriver(command: command), capabilities: [caps])
+            return Plan(driver: ProcessDriver(command: command, clock: caps.clock), capabilities: [caps])
         }
         let faults = try parseMutants()
         // Dialects without a conformance probe have no checks yet: by default they are left

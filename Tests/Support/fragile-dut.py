@@ -10,6 +10,10 @@ other input, however broken, is forwarded and survives.
 --hang makes the bug a hang instead: after that unit it reads nothing more and never exits
 (until it is killed), as a parser stuck in a loop would.
 
+It has no timers, so it takes the tester's clock (docs/stdio-dut.md section 6) at no cost:
+when `start` asks for it, it confirms in `ready` and answers every later line with `idle`
+and no next timer.
+
 Needs only the Python standard library.
 """
 import json
@@ -27,6 +31,7 @@ def say(message):
 def main():
     hang = "--hang" in sys.argv[1:]
     links = set()
+    tester_clock = False
     for line in sys.stdin:
         line = line.strip()
         if not line:
@@ -34,7 +39,9 @@ def main():
         message = json.loads(line)
         kind = message.get("type")
         if kind == "start":
-            say({"type": "ready", "version": 1})
+            tester_clock = message.get("clock") == "tester"
+            say({"type": "ready", "version": 1, **({"clock": "tester"} if tester_clock else {})})
+            continue
         elif kind == "link-up":
             links.add(message["link"])
         elif kind == "link-down":
@@ -51,6 +58,8 @@ def main():
                 say({"type": "tx", "link": link, "hex": message["hex"]})
         elif kind == "stop":
             return
+        if tester_clock:
+            say({"type": "idle", "nextUs": None})
 
 
 if __name__ == "__main__":

@@ -133,7 +133,7 @@ enum ACK {
         // 1. Three testers link to the DUT.
         try t.connect(3)
         // 2. T1 sends an ack for a seq the DUT has never seen.
-        try t.write(relay.ack(seq: 0x41DA_0557_2000_0001), from: 1, what: "ack for a seq the DUT never saw")
+        try t.write(relay.ack(seq: relay.freshSeq()), from: 1, what: "ack for a seq the DUT never saw")
         // 3. The DUT sends no ack anywhere.
         let seen = try t.observe(for: t.parameters.answerPeriod)
         try t.expect(t.anyAcks(in: seen).isEmpty, "forwarded an ack it could not match",

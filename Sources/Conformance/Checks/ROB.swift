@@ -208,12 +208,14 @@ enum ROB {
                             dialects: [.relay], needs: [.relay, .acks, .links(2)], rules: ["RELAY-R4.1", "RELAY-R12"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
-        _ = try t.dutAddress()   // needed below: NA while the DUT's own id is unknown
         // 2. T1 sends a frame addressed to the DUT from an origin no one introduced, with a
         //    body shaped like a sealed one (nonce, 16 bytes, tag).
-        let stranger = UUID(uuidString: "0DDC0FFE-0000-4000-8000-000000000001")!
-        let dut = t.probe.dutAddress.uuid!   // known: see above
-        let seq: UInt64 = 0x41DA_0557_2000_0003
+        // (Both the origin and the seq are this check's alone: a DUT that kept this frame from
+        // an earlier run would drop it as a duplicate, and the check would prove nothing.)
+        let relay = try t.probe(RelayProbe.self)
+        let stranger = relay.beaconOrigin(.stranger(9))
+        let dut = try t.dutAddress().uuid!
+        let seq = relay.freshSeq()
         let body = (0..<(12 + 16 + 16)).map { UInt8(truncatingIfNeeded: $0 &* 37) }
         let bytes = RelayPacket.frame(FrameHeader(origin: stranger, dest: dut, ttl: 8, seq: seq), body: body).encoded()
         try t.write(bytes, from: 1, what: "frame from an unknown origin to the DUT")

@@ -42,10 +42,14 @@ public struct Capabilities: Codable, Sendable, Equatable {
     /// The longest a single check may run, in seconds of the session's clock. A check that
     /// needs longer waits (retention windows) is INCONC with the reason.
     public var checkBudgetSeconds: Double
+    /// Whose clock a process DUT runs its timers on: its own (`wall`, the default) or the
+    /// time the tester sends it (`tester`, docs/stdio-dut.md section 6), where waits cost
+    /// no wall time. Devices on the air always keep their own.
+    public var clock: DUTClock
 
     public init(dialect: DialectName, relay: Bool = true, acks: Bool = true, beacons: Bool = true, routing: Bool = true,
                 upperTester: Bool = false, maxLinks: Int = 7, address: String? = nil, keepsOwnIdentity: Bool = false, takesEpoch: Bool = true, publicKey: String? = nil,
-                dedupCapacity: Int? = nil, timingSlackMs: Int = 0, checkBudgetSeconds: Double = 30) {
+                dedupCapacity: Int? = nil, timingSlackMs: Int = 0, checkBudgetSeconds: Double = 30, clock: DUTClock = .wall) {
         self.dialect = dialect
         self.relay = relay
         self.acks = acks
@@ -60,6 +64,7 @@ public struct Capabilities: Codable, Sendable, Equatable {
         self.dedupCapacity = dedupCapacity
         self.timingSlackMs = timingSlackMs
         self.checkBudgetSeconds = checkBudgetSeconds
+        self.clock = clock
     }
 
     /// What the built-in reference node supports: everything its dialect has, on a virtual
@@ -84,7 +89,7 @@ public struct Capabilities: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case dialect, relay, acks, beacons, routing, upperTester, maxLinks, address, keepsOwnIdentity, takesEpoch, publicKey, dedupCapacity, timingSlackMs, checkBudgetSeconds
+        case dialect, relay, acks, beacons, routing, upperTester, maxLinks, address, keepsOwnIdentity, takesEpoch, publicKey, dedupCapacity, timingSlackMs, checkBudgetSeconds, clock
     }
 
     /// Absent keys take the defaults above, so a file only says what differs.
@@ -107,7 +112,11 @@ public struct Capabilities: Codable, Sendable, Equatable {
         publicKey = try c.decodeIfPresent(String.self, forKey: .publicKey)
         dedupCapacity = try c.decodeIfPresent(Int.self, forKey: .dedupCapacity)
         timingSlackMs = try c.decodeIfPresent(Int.self, forKey: .timingSlackMs) ?? timingSlackMs
-        checkBudgetSeconds = try c.decodeIfPresent(Double.self, forKey: .checkBudgetSeconds) ?? checkBudgetSeconds
+        clock = try c.decodeIfPresent(DUTClock.self, forKey: .clock) ?? clock
+        // On the tester's clock a wait costs no wall time: the budget defaults to the built-in
+        // node's, so the retention checks are decided without raising it.
+        checkBudgetSeconds = try c.decodeIfPresent(Double.self, forKey: .checkBudgetSeconds)
+            ?? (clock == .tester ? Capabilities.referenceNode(dialect).checkBudgetSeconds : checkBudgetSeconds)
         if let address, UUID(uuidString: address) == nil {
             throw DecodingError.dataCorruptedError(forKey: .address, in: c, debugDescription: "address must be a UUID string")
         }
@@ -138,6 +147,14 @@ public enum Capability: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension DialectName: Codable {}
+
+/// Whose clock runs a process DUT's timers (the capabilities' `clock`).
+public enum DUTClock: String, Codable, Sendable, CaseIterable {
+    /// The DUT's own monotonic clock, in real time (the default; the only one on the air).
+    case wall
+    /// The time the tester sends in `time` lines: a virtual clock, as the built-in node's.
+    case tester
+}
 
 extension Capabilities {
     /// Defaults for a process DUT without a capabilities file: the dialect's features, no upper

@@ -1,5 +1,6 @@
 import MeshNode
 import MeshWire
+import Synchronization
 
 /// What a check sees: the tester nodes around the DUT, the dialect's windows, and the
 /// evidence log. Every step goes through here so every packet lands in the evidence.
@@ -342,14 +343,19 @@ extension CheckContext {
 
 /// What a run knows of the DUT's id, shared by its checks: a DUT that keeps its own id keeps
 /// it for the whole run, so once learned it holds for every later check.
-public final class DUTIdentityBook {
+public final class DUTIdentityBook: Sendable {
     public struct Learned: Sendable {
         public var address: NodeAddress
         /// How: "from its beacon", ...
         public var how: String
     }
 
-    public var learned: Learned?
+    /// Locked: checks run at once (`--jobs`) share the book.
+    private let storage = Mutex<Learned?>(nil)
+    public var learned: Learned? {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
+    }
     public init() {}
 }
 

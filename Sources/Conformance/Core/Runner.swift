@@ -1,5 +1,6 @@
 import Foundation
 import MeshNode
+import Synchronization
 
 /// Runs checks against a DUT, one DUT session per check (a fresh DUT where the driver can
 /// start one, the same device otherwise), and turns whatever happens (a failed expectation, a
@@ -40,28 +41,96 @@ public struct Runner {
         }
     }
 
-    /// Runs `checks` in order. Stops with `DUTUnavailable` as soon as the DUT cannot be started
-    /// at all: every further check would only repeat that.
-    public func run(_ checks: [Check], progress: (CheckResult) -> Void = { _ in }) throws(DUTUnavailable) -> [CheckResult] {
-        let clock = ContinuousClock()
-        let runStart = clock.now
-        var results: [CheckResult] = []
-        let identity = DUTIdentityBook()
-        for (index, check) in checks.enumerated() {
-            let result: CheckResult
-            if clock.now - runStart > timeLimit {
-                result = CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .inconclusive,
-                                     reason: "not run: the run's time limit of \(timeLimit) was reached")
-            } else {
-                let started = clock.now
-                var r = try attempt(check, index: index, identity: identity)
-                r.wallSeconds = (clock.now - started).seconds
-                result = r
+    /// Runs `checks`, up to `jobs` at once (each in its own DUT session: `--jobs` for process
+    /// DUTs, whose sessions are separate programs). Results, and the calls to `progress`, come
+    /// in the order of `checks` whatever order they finish in, so a report does not depend on
+    /// `jobs`. `activity` is told (from any thread) as each check starts and ends. Stops with
+    /// `DUTUnavailable` as soon as the DUT cannot be started at all: every further check would
+    /// only repeat that. With an `upperTester` operator the checks run one at a time: one
+    /// person answers one prompt at a time.
+    public func run(_ checks: [Check], jobs: Int = 1, progress: (CheckResult) -> Void = { _ in },
+                    activity: @escaping @Sendable (Check, CheckActivity) -> Void = { _, _ in }) throws(DUTUnavailable) -> [CheckResult] {
+        let runStart = ContinuousClock.now
+        guard jobs > 1, checks.count > 1, upperTester == nil else {
+            var results: [CheckResult] = []
+            let identity = DUTIdentityBook()
+            for (index, check) in checks.enumerated() {
+                activity(check, .started)
+                let result = try timed(check, index: index, identity: identity, runStart: runStart)
+                activity(check, .ended)
+                progress(result)
+                results.append(result)
             }
-            progress(result)
-            results.append(result)
+            return results
         }
-        return results
+        return try runConcurrently(checks, jobs: min(jobs, checks.count), runStart: runStart, activity: activity, progress: progress)
+    }
+
+    /// `check` with its wall time, or INCONC unrun once the run's time limit is reached.
+    private func timed(_ check: Check, index: Int, identity: DUTIdentityBook, runStart: ContinuousClock.Instant) throws(DUTUnavailable) -> CheckResult {
+        let started = ContinuousClock.now
+        guard started - runStart <= timeLimit else {
+            return CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .inconclusive,
+                               reason: "not run: the run's time limit of \(timeLimit) was reached")
+        }
+        var result = try attempt(check, index: index, identity: identity)
+        result.wallSeconds = (ContinuousClock.now - started).seconds
+        return result
+    }
+
+    /// What the workers of `runConcurrently` share.
+    private struct Workload {
+        var next = 0
+        var results: [CheckResult?]
+        var unavailable: DUTUnavailable?
+        var workers: Int
+    }
+
+    /// `jobs` threads take the next check in catalog order until none is left; this thread
+    /// hands each result to `progress` as soon as every check before it has finished.
+    private func runConcurrently(_ checks: [Check], jobs: Int, runStart: ContinuousClock.Instant, activity: @escaping @Sendable (Check, CheckActivity) -> Void,
+                                 progress: (CheckResult) -> Void) throws(DUTUnavailable) -> [CheckResult] {
+        let shared = Mutex(Workload(results: Array(repeating: nil, count: checks.count), workers: jobs))
+        let changed = DispatchSemaphore(value: 0)
+        let runner = ConcurrentRunner(runner: self)
+        // One book for the run, as one job has: a DUT's id learned by one check serves the rest
+        // (the book locks; which check learns it first may differ from a serial run).
+        let identity = DUTIdentityBook()
+        for _ in 0..<jobs {
+            Thread.detachNewThread {
+                while let index = shared.withLock({ w -> Int? in
+                    guard w.unavailable == nil, w.next < checks.count else { return nil }
+                    defer { w.next += 1 }
+                    return w.next
+                }) {
+                    activity(checks[index], .started)
+                    do throws(DUTUnavailable) {
+                        let result = try runner.runner.timed(checks[index], index: index, identity: identity, runStart: runStart)
+                        shared.withLock { $0.results[index] = result }
+                    } catch {
+                        shared.withLock { $0.unavailable = $0.unavailable ?? error }
+                    }
+                    activity(checks[index], .ended)
+                    changed.signal()
+                }
+                shared.withLock { $0.workers -= 1 }
+                changed.signal()
+            }
+        }
+        var released = 0
+        while true {
+            changed.wait()
+            let (ready, unavailable, workers) = shared.withLock { w in
+                (w.results[released...].prefix { $0 != nil }.map { $0! }, w.unavailable, w.workers)
+            }
+            for result in ready { progress(result) }
+            released += ready.count
+            if let unavailable, workers == 0 { throw unavailable }
+            if released == checks.count {
+                // The workers are past their last check; they only have to notice there is no next.
+                return shared.withLock { $0.results.map { $0! } }
+            }
+        }
     }
 
     /// One check (the run's first); a DUT that cannot be started is an ERROR here.
@@ -143,6 +212,17 @@ public struct Runner {
         for byte in id.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01B3 }
         return h
     }
+}
+
+/// A runner shared by the worker threads of `runConcurrently`: every stored property is
+/// Sendable but the upper-tester operator, and that one is nil whenever checks run at once.
+private struct ConcurrentRunner: @unchecked Sendable {
+    let runner: Runner
+}
+
+/// What `Runner.run` tells its `activity` observer about a check.
+public enum CheckActivity: Sendable {
+    case started, ended
 }
 
 extension DialectName {

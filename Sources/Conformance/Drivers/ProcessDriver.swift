@@ -7,7 +7,8 @@ import MeshWire
 /// Lines on its stdin and stdout, a fresh `/bin/sh -c COMMAND` per check. The program is
 /// untrusted: whatever it does (exits, hangs, floods, writes garbage, stops reading) the
 /// session throws `DUTFailure` with the reason within a bounded time, and `close` always
-/// leaves no process behind.
+/// leaves no process behind. With `clock: .tester` the program runs its timers on time the
+/// tester sends it (section 6 of the page), so waits cost no wall time.
 public struct ProcessDriver: DUTDriver {
     public static let protocolVersion = 1
     /// A line longer than this is a protocol error (a 512-byte packet is ~1.1 KB of JSON).
@@ -25,16 +26,27 @@ public struct ProcessDriver: DUTDriver {
     public var writeTimeout: Duration
     /// After `stop` and end of stdin, the time the DUT has to exit before SIGTERM (then SIGKILL).
     public var stopGrace: Duration
+    /// Whose clock runs the DUT's timers (the capabilities' `clock`).
+    public var clock: DUTClock
+    /// On the tester's clock: the longest the DUT may take to answer one line with `idle`.
+    public var stepTimeout: Duration
+    /// On the tester's clock: the most `time` lines one session sends. Each one fires at
+    /// least one of the DUT's timers, so more means a timer loop that keeps virtual time
+    /// from advancing (the relay example needs about 150 for a 5-minute wait).
+    public var maxTimeSteps: Int
 
-    public init(command: String, startTimeout: Duration = .seconds(10), writeTimeout: Duration = .seconds(2),
-                stopGrace: Duration = .milliseconds(500)) {
+    public init(command: String, clock: DUTClock = .wall, startTimeout: Duration = .seconds(10), writeTimeout: Duration = .seconds(2),
+                stopGrace: Duration = .milliseconds(500), stepTimeout: Duration = .seconds(5), maxTimeSteps: Int = 50_000) {
         self.command = command
+        self.clock = clock
         self.startTimeout = startTimeout
         self.writeTimeout = writeTimeout
         self.stopGrace = stopGrace
+        self.stepTimeout = stepTimeout
+        self.maxTimeSteps = maxTimeSteps
     }
 
-    public var name: String { "process: \(command)" }
+    public var name: String { clock == .tester ? "process on the tester's clock: \(command)" : "process: \(command)" }
 
     /// Every session is a new process.
     public var startsFreshDUT: Bool { true }
@@ -58,7 +70,8 @@ public struct ProcessDriver: DUTDriver {
     }
 }
 
-/// One running DUT program. The session clock is the wall clock (monotonic), zero at spawn.
+/// One running DUT program. The session clock is the wall clock (monotonic), zero at spawn;
+/// on the tester's clock it is virtual, zero at `start`, and moves only when the tester waits.
 final class ProcessSession: DUTSession {
     private let child: ChildProcess
     private let driver: ProcessDriver
@@ -72,6 +85,13 @@ final class ProcessSession: DUTSession {
     /// Once the DUT has failed, every later call says so again instead of talking to it.
     private var failure: DUTFailure?
     private var closed = false
+    /// The tester's clock: what `now` reads, the time the DUT was last told, the DUT's
+    /// earliest pending timer (its last `idle`), and the `time` lines sent so far.
+    private var virtualNow = Instant.zero
+    private var told = Instant.zero
+    private var nextTimer: Instant?
+    private var timeSteps = 0
+    private var testerClock: Bool { driver.clock == .tester }
 
     init(child: ChildProcess, driver: ProcessDriver, dialect: DialectName) {
         self.child = child
@@ -81,16 +101,18 @@ final class ProcessSession: DUTSession {
 
     var pid: Int32 { child.pid }
 
-    var now: Instant { instant(ContinuousClock.now) }
+    var now: Instant { testerClock ? virtualNow : instant(ContinuousClock.now) }
 
     // MARK: start
 
     /// Sends `start` and waits for `ready`. `log` lines before it are kept as outputs.
     func handshake(_ setup: DUTSetup) throws {
         let settings: [(String, JSONValue)] = setup.settings.map { ($0.key, .string($0.value)) }
-        let start = Self.line([("type", .string("start")), ("version", .integer(ProcessDriver.protocolVersion)),
-                               ("dialect", .string(setup.dialect.rawValue)), ("address", .string(Self.text(setup.address))),
-                               ("settings", JSONValue.object(settings)), ("seed", .string(String(setup.seed)))])
+        var members: [(String, JSONValue)] = [("type", .string("start")), ("version", .integer(ProcessDriver.protocolVersion)),
+                                              ("dialect", .string(setup.dialect.rawValue)), ("address", .string(Self.text(setup.address))),
+                                              ("settings", JSONValue.object(settings)), ("seed", .string(String(setup.seed)))]
+        if testerClock { members.append(("clock", .string(DUTClock.tester.rawValue))) }
+        let start = Self.line(members)
         let deadline = ContinuousClock.now + driver.startTimeout
         do throws(ChildProcessError) {
             try child.write(start, until: .now + driver.writeTimeout)
@@ -113,14 +135,23 @@ final class ProcessSession: DUTSession {
             }
             switch try parse(line) {
             case .blank: continue
-            case .ready(let version):
+            case .ready(let version, let clock, let next):
                 guard version == ProcessDriver.protocolVersion else {
                     throw fail("the DUT speaks stdio protocol version \(version); meshconform speaks \(ProcessDriver.protocolVersion)")
+                }
+                if testerClock {
+                    // A DUT that ignores the request would run on its own clock while the tester
+                    // skips time: every timing verdict would be wrong. The setup is at fault, not the DUT.
+                    guard clock == DUTClock.tester.rawValue else {
+                        _ = fail("no tester clock")
+                        throw DUTUnavailable("the capabilities declare \"clock\": \"tester\" but the DUT's ready line does not confirm it (\(Self.quote(line.bytes))): it keeps its own clock; remove \"clock\" from the capabilities file, or make the DUT answer {\"type\":\"ready\",\"version\":1,\"clock\":\"tester\"} and run its timers on the time lines (docs/stdio-dut.md section 6)")
+                    }
+                    nextTimer = next
                 }
                 return
             case .output(.log(let text)):
                 try record(DUTOutput(at: instant(line.at), kind: .log(text)), size: line.bytes.count)
-            case .output:
+            case .output, .idle:
                 throw fail("the DUT sent \(Self.quote(line.bytes)) before \"ready\"")
             }
         }
@@ -141,6 +172,9 @@ final class ProcessSession: DUTSession {
 
     func apply(_ event: NodeEvent) throws {
         if let failure { throw failure }
+        // On the tester's clock the DUT first learns how much time passed since it was last
+        // told, then gets the event, and answers `idle` once it has acted on it.
+        if testerClock, virtualNow > told { try advanceDUT(to: virtualNow) }
         switch event {
         case .received(let bytes, let link):
             try send([("type", .string("rx")), ("link", .integer(link.raw)), ("hex", .hex(bytes))])
@@ -155,10 +189,12 @@ final class ProcessSession: DUTSession {
             // A process keeps its own timers; only the virtual driver is given timer events.
             throw TesterError("timer events are not sent to a process DUT")
         }
+        if testerClock { try awaitIdle(after: "the tester's last line") }
     }
 
     func wait(until deadline: Instant) throws -> [DUTOutput] {
         if let failure { throw failure }
+        if testerClock { return try waitOnTesterClock(until: deadline) }
         let end = origin + .nanoseconds(deadline.nanoseconds)
         while true {
             let line: ChildProcess.Line?
@@ -188,11 +224,68 @@ final class ProcessSession: DUTSession {
             switch try parse(line) {
             case .blank: continue
             case .ready: throw fail("the DUT sent \"ready\" a second time")
+            case .idle: throw fail("the DUT sent \(Self.quote(line.bytes)), which only a DUT on the tester's clock sends (the tester did not ask for it in start)")
             case .output(let kind): try record(DUTOutput(at: instant(line.at), kind: kind), size: line.bytes.count)
             }
         }
         defer { pending.removeAll() }
         return pending
+    }
+
+    // MARK: the tester's clock
+
+    /// Moves virtual time to `deadline` the way the built-in node's session does: from one of
+    /// the DUT's timers to the next (each `time` line to exactly the instant its `idle` named),
+    /// so every output is stamped with the instant its timer fired.
+    private func waitOnTesterClock(until deadline: Instant) throws -> [DUTOutput] {
+        while let due = nextTimer.map({ max($0, virtualNow) }), due <= deadline {
+            virtualNow = due
+            try advanceDUT(to: due)
+        }
+        virtualNow = max(virtualNow, deadline)
+        defer { pending.removeAll() }
+        return pending
+    }
+
+    /// Sends `time` with `instant` (whole microseconds, never ahead of the tester), and waits
+    /// for the `idle` that says the DUT ran every timer due by then.
+    private func advanceDUT(to instant: Instant) throws {
+        timeSteps += 1
+        guard timeSteps <= driver.maxTimeSteps else {
+            throw fail("the DUT's timers asked for more than \(driver.maxTimeSteps) time steps in one check, \(virtualNow) into it (a timer loop)")
+        }
+        told = instant
+        try send([("type", .string("time")), ("nowUs", .integer(Int(instant.nanoseconds / 1000)))])
+        try awaitIdle(after: "time \(instant.nanoseconds / 1000) us")
+        if let next = nextTimer, next.nanoseconds / 1000 <= told.nanoseconds / 1000 {
+            throw fail("after time \(told.nanoseconds / 1000) us the DUT's idle names a timer due at \(next.nanoseconds / 1000) us: it must run every timer due by the time it is given")
+        }
+    }
+
+    /// Reads the DUT's lines up to its `idle`, stamping each output with the virtual now.
+    /// Bounded by `stepTimeout` of wall time: a DUT that never answers FAILs.
+    private func awaitIdle(after what: String) throws {
+        let deadline = ContinuousClock.now + driver.stepTimeout
+        while true {
+            if produced + child.queuedLines > maxOutputsPerSession { throw flood() }
+            let line: ChildProcess.Line?
+            do throws(ChildProcessError) {
+                line = try child.nextLine(until: deadline)
+            } catch {
+                throw transportFailure(error)
+            }
+            guard let line else {
+                throw fail("the DUT did not answer \(what) with \"idle\" within \(driver.stepTimeout.seconds) s (on the tester's clock every line is answered by idle)\(stderrNote())")
+            }
+            switch try parse(line) {
+            case .blank: continue
+            case .ready: throw fail("the DUT sent \"ready\" a second time")
+            case .idle(let next):
+                nextTimer = next
+                return
+            case .output(let kind): try record(DUTOutput(at: virtualNow, kind: kind), size: line.bytes.count)
+            }
+        }
     }
 
     func close() -> String? {
@@ -219,7 +312,10 @@ final class ProcessSession: DUTSession {
     enum Message {
         /// An empty line: ignored.
         case blank
-        case ready(version: Int)
+        /// `clock` is the DUT's confirmation of the tester's clock; `next` its first timer.
+        case ready(version: Int, clock: String?, next: Instant?)
+        /// On the tester's clock: the DUT acted on the last line; its earliest timer is `next`.
+        case idle(next: Instant?)
         case output(DUTOutput.Kind)
     }
 
@@ -234,7 +330,10 @@ final class ProcessSession: DUTSession {
             let type = try fields.string("type")
             switch type {
             case "ready":
-                return .ready(version: try fields.integer("version", as: Int.self))
+                return .ready(version: try fields.integer("version", as: Int.self), clock: try fields.optionalString("clock"),
+                              next: try nextTimer(fields))
+            case "idle":
+                return .idle(next: try nextTimer(fields))
             case "tx":
                 return .output(.sent(try fields.hex("hex"), on: try link(fields)))
             case "deliver":
@@ -254,6 +353,13 @@ final class ProcessSession: DUTSession {
         } catch {
             throw fail("the DUT wrote a line that is not a protocol message (\(error)): \(Self.quote(line.bytes))")
         }
+    }
+
+    /// `nextUs`: microseconds on the tester's clock, or null / absent for no timer.
+    private func nextTimer(_ fields: JSONFields) throws(WireError) -> Instant? {
+        guard let us = try fields.optionalInteger("nextUs", as: Int64.self) else { return nil }
+        guard us >= 0, us <= Int64.max / 1000 else { throw WireError(.valueOutOfRange, "nextUs \(us): microseconds from 0") }
+        return Instant(nanoseconds: us * 1000)
     }
 
     private func link(_ fields: JSONFields) throws(WireError) -> LinkID {

@@ -174,6 +174,9 @@ public final class RelayProbe: DialectProbe {
         return id.uuidString
     }
 
+    /// A seq of this check no frame carried yet: new to the DUT however long it has run.
+    public func freshSeq() -> UInt64 { takeSeq() }
+
     private func takeSeq() -> UInt64 {
         nextSeq &+= 1
         return nextSeq

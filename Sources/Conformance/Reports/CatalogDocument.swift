@@ -84,7 +84,8 @@ public enum CatalogDocument {
         | `publicKey` | hex | assigned by the tester | relay: its X25519 public key, with `address` |
         | `dedupCapacity` | int | the page's minimum | informational; DDP checks use the page's minimum |
         | `timingSlackMs` | int | 0 (100 with `--dut-exec` and no file) | added to every timing window of the page |
-        | `checkBudgetSeconds` | number | 30 (3600 for the built-in node) | longest wait a check may make; longer is INCONC |
+        | `checkBudgetSeconds` | number | 30 (3600 for the built-in node and with `clock` `tester`) | longest wait a check may make; longer is INCONC |
+        | `clock` | `wall` or `tester` | `wall` | whose clock a process DUT runs its timers on: its own, or the time the tester sends ([stdio-dut.md](stdio-dut.md) section 6.1); `tester` only with `--dut-exec` |
 
         Timing windows come from section 6 of each dialect page: relay relays and acks within
         0-100 ms; blemesh relays within 10-80 ms (the union of its per-degree windows) and answers

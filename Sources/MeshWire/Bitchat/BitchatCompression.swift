@@ -1,5 +1,4 @@
-import CompressNIO
-import NIOCore
+import CZlib
 
 /// How a bitchat payload was compressed. The app writes raw DEFLATE (Apple's
 /// `COMPRESSION_ZLIB` has no header); other implementations write zlib-wrapped streams,
@@ -10,8 +9,8 @@ public enum BitchatCompressionFormat: String, Hashable, Sendable, CaseIterable {
 
 /// Inflating an untrusted bitchat payload with bounded work and memory.
 ///
-/// zlib itself does the inflating (through compress-nio): this type only decides how much
-/// output may be produced and whether the stream ended exactly where the payload does.
+/// zlib itself does the inflating: this type only decides how much output may be produced and
+/// whether the stream ended exactly where the payload does.
 public enum BitchatCompression {
     /// bitchat's zip-bomb guard: declared original size over compressed size.
     public static let maxRatio = 50_000
@@ -32,44 +31,56 @@ public enum BitchatCompression {
             throw WireError(.ratioTooHigh, "original size \(originalSize) from \(compressed.count) compressed byte(s) is above 50 000:1")
         }
         guard originalSize > 0 else { throw WireError(.badCompression, "original size 0") }
-        if let payload = inflateExactly(compressed, originalSize: originalSize, algorithm: .deflate) {
-            return (payload, .deflate)
-        }
-        if let payload = inflateExactly(compressed, originalSize: originalSize, algorithm: .zlib) {
-            return (payload, .zlib)
+        for format in BitchatCompressionFormat.allCases {
+            if let payload = inflateExactly(compressed, originalSize: originalSize, format: format) { return (payload, format) }
         }
         throw WireError(.badCompression, "not one raw DEFLATE or zlib stream inflating to exactly \(originalSize) byte(s)")
     }
 
-    /// nil unless `compressed` is exactly one stream of `algorithm` giving `originalSize` bytes.
-    private static func inflateExactly(_ compressed: ArraySlice<UInt8>, originalSize: Int, algorithm: ZlibAlgorithm) -> [UInt8]? {
-        guard let inflater = try? ZlibDecompressor(algorithm: algorithm) else { return nil }
-        // One sentinel byte after the stream: zlib stops at the end of a complete stream and
-        // leaves it unread, while a stream cut short swallows it (or fails). So exactly one
-        // unread byte afterwards means "complete, and nothing after it".
-        var input = ByteBufferAllocator().buffer(capacity: compressed.count + 1)
-        input.writeBytes(compressed)
-        input.writeInteger(UInt8(0))
+    /// windowBits for zlib: negative is raw DEFLATE.
+    private static func windowBits(_ format: BitchatCompressionFormat) -> Int32 { format == .deflate ? -15 : 15 }
+
+    /// nil unless `compressed` is exactly one stream of `format` giving `originalSize` bytes.
+    private static func inflateExactly(_ compressed: ArraySlice<UInt8>, originalSize: Int, format: BitchatCompressionFormat) -> [UInt8]? {
+        var input = Array(compressed)
         // One byte of room beyond the declared size, so a stream that inflates to more is
-        // seen as more, not as a full buffer.
-        var output = ByteBufferAllocator().buffer(capacity: originalSize + 1)
-        do {
-            try inflater.inflate(from: &input, to: &output)
-        } catch {
-            return nil
+        // seen as more, not as a full buffer. zlib never writes past avail_out.
+        var output = [UInt8](repeating: 0, count: originalSize + 1)
+        var stream = z_stream()
+        guard mc_inflate_init(&stream, windowBits(format)) == Z_OK else { return nil }
+        defer { inflateEnd(&stream) }
+        // All input and all room at once: one call ends the stream or says why not.
+        let status = finish(&stream, &input, &output, CZlib.inflate)
+        // Complete (Z_STREAM_END), nothing after it (all input used), exactly the declared size.
+        guard status == Z_STREAM_END, stream.avail_in == 0, Int(stream.total_out) == originalSize else { return nil }
+        return Array(output.prefix(originalSize))
+    }
+
+    /// One `inflate` or `deflate` call with Z_FINISH over all of `input` into all of `output`.
+    private static func finish(_ stream: inout z_stream, _ input: inout [UInt8], _ output: inout [UInt8],
+                               _ call: (UnsafeMutablePointer<z_stream>?, Int32) -> Int32) -> Int32 {
+        input.withUnsafeMutableBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { sink in
+                stream.next_in = source.baseAddress
+                stream.avail_in = uInt(source.count)
+                stream.next_out = sink.baseAddress
+                stream.avail_out = uInt(sink.count)
+                return call(&stream, Z_FINISH)
+            }
         }
-        guard input.readableBytes == 1, output.readableBytes == originalSize else { return nil }
-        return output.readBytes(length: originalSize)
     }
 
     /// Compresses the way the app does (raw DEFLATE, zlib's default level); for building
     /// packets in tests and in the reference node, never used by decoders.
     public static func deflate(_ bytes: [UInt8], format: BitchatCompressionFormat = .deflate) -> [UInt8] {
-        var input = ByteBufferAllocator().buffer(capacity: bytes.count)
-        input.writeBytes(bytes)
-        let algorithm: CompressionAlgorithm = format == .deflate ? .deflate() : .zlib()
-        guard var out = try? input.compress(with: algorithm) else { return [] }
-        return out.readBytes(length: out.readableBytes) ?? []
+        var stream = z_stream()
+        guard mc_deflate_init(&stream, windowBits(format)) == Z_OK else { return [] }
+        defer { deflateEnd(&stream) }
+        var input = bytes
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(bytes.count))))
+        let status = finish(&stream, &input, &output, CZlib.deflate)   // deflateBound leaves room for all of it
+        guard status == Z_STREAM_END else { return [] }
+        return Array(output.prefix(Int(stream.total_out)))
     }
 
     /// The app's `shouldCompress`: at least 100 bytes and under 90 % distinct byte values
