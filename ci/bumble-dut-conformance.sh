@@ -24,12 +24,13 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do
 done
 [ $# -gt 0 ] && shift
 
-# The checks each planted bug breaks with two tester adapters (docs: examples/bumble-dut/README.md).
+# The checks each planted bug breaks with two tester adapters, three identities each (the 3- to
+# 6-link checks run too; docs: examples/bumble-dut/README.md).
 declare -A EXPECTED=(
-  [bitchat:no-dedup]="DDP/BV-01 DDP/BV-06"
-  [bitchat:relay-to-sender]="RLY/BV-03 FRG/BV-05"
-  [blemesh:no-dedup]="DDP/BV-01 DDP/BV-06"
-  [blemesh:relay-to-sender]="RLY/BV-03"
+  [bitchat:no-dedup]="DDP/BV-01 DDP/BV-02 DDP/BV-06 DDP/BV-12"
+  [bitchat:relay-to-sender]="RLY/BV-01 RLY/BV-03 FRG/BV-05"
+  [blemesh:no-dedup]="DDP/BV-01 DDP/BV-02 DDP/BV-06 DDP/BV-11"
+  [blemesh:relay-to-sender]="RLY/BV-01 RLY/BV-03 RLY/BV-11 RLY/BV-13"
   [blemesh:no-reack]="ACK/BV-02 FRG/BV-03"
 )
 declare -A TESTER_FALSE_FAILS=(

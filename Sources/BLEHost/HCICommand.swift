@@ -24,6 +24,7 @@ public enum HCIOpcode {
     public static let leSetExtendedAdvertisingData: UInt16 = 0x2037
     public static let leSetExtendedScanResponseData: UInt16 = 0x2038
     public static let leSetExtendedAdvertisingEnable: UInt16 = 0x2039
+    public static let leReadNumberOfSupportedAdvertisingSets: UInt16 = 0x203B
     public static let leSetExtendedScanParameters: UInt16 = 0x2041
     public static let leSetExtendedScanEnable: UInt16 = 0x2042
     public static let leExtendedCreateConnection: UInt16 = 0x2043
@@ -180,6 +181,8 @@ public enum HCICommand: Hashable, Sendable {
     case leSetExtendedAdvertisingData(handle: UInt8, operation: UInt8, fragmentPreference: UInt8, data: [UInt8])
     case leSetExtendedScanResponseData(handle: UInt8, operation: UInt8, fragmentPreference: UInt8, data: [UInt8])
     case leSetExtendedAdvertisingEnable(enable: Bool, sets: [AdvertisingSetEnable])
+    /// 7.8.58: how many advertising sets the controller keeps at once (each one a tester identity).
+    case leReadNumberOfSupportedAdvertisingSets
     case leSetExtendedScanParameters(ExtendedScanParameters)
     case leSetExtendedScanEnable(enable: Bool, filterDuplicates: UInt8, duration: UInt16, period: UInt16)
     case leExtendedCreateConnection(CreateConnectionParameters)
@@ -211,6 +214,7 @@ public enum HCICommand: Hashable, Sendable {
         case .leSetExtendedAdvertisingData: HCIOpcode.leSetExtendedAdvertisingData
         case .leSetExtendedScanResponseData: HCIOpcode.leSetExtendedScanResponseData
         case .leSetExtendedAdvertisingEnable: HCIOpcode.leSetExtendedAdvertisingEnable
+        case .leReadNumberOfSupportedAdvertisingSets: HCIOpcode.leReadNumberOfSupportedAdvertisingSets
         case .leSetExtendedScanParameters: HCIOpcode.leSetExtendedScanParameters
         case .leSetExtendedScanEnable: HCIOpcode.leSetExtendedScanEnable
         case .leExtendedCreateConnection: HCIOpcode.leExtendedCreateConnection
@@ -223,7 +227,7 @@ public enum HCICommand: Hashable, Sendable {
         var w = HostWriter(capacity: 32)
         switch self {
         case .reset, .readLocalSupportedFeatures, .readBufferSize, .readBDADDR, .leReadBufferSize,
-             .leReadLocalSupportedFeatures, .leCreateConnectionCancel:
+             .leReadLocalSupportedFeatures, .leCreateConnectionCancel, .leReadNumberOfSupportedAdvertisingSets:
             break
         case .setEventMask(let m), .leSetEventMask(let m):
             w.writeU64(m)
@@ -307,6 +311,7 @@ public enum HCICommand: Hashable, Sendable {
         case HCIOpcode.leReadBufferSize: self = .leReadBufferSize
         case HCIOpcode.leReadLocalSupportedFeatures: self = .leReadLocalSupportedFeatures
         case HCIOpcode.leCreateConnectionCancel: self = .leCreateConnectionCancel
+        case HCIOpcode.leReadNumberOfSupportedAdvertisingSets: self = .leReadNumberOfSupportedAdvertisingSets
         case HCIOpcode.setEventMask: self = .setEventMask(try r.readU64())
         case HCIOpcode.leSetEventMask: self = .leSetEventMask(try r.readU64())
         case HCIOpcode.disconnect:

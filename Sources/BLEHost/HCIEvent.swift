@@ -12,12 +12,13 @@ public enum CommandReturn: Hashable, Sendable {
     case localFeatures(status: UInt8, features: UInt64)
     case leLocalFeatures(status: UInt8, features: UInt64)
     case extendedAdvertisingParameters(status: UInt8, selectedTxPower: Int8)
+    case numberOfAdvertisingSets(status: UInt8, count: UInt8)
     case raw([UInt8])
 
     public var statusCode: UInt8? {
         switch self {
         case .status(let s), .leBufferSize(let s, _, _), .bufferSize(let s, _, _, _, _), .bdAddr(let s, _),
-             .localFeatures(let s, _), .leLocalFeatures(let s, _), .extendedAdvertisingParameters(let s, _): s
+             .localFeatures(let s, _), .leLocalFeatures(let s, _), .extendedAdvertisingParameters(let s, _), .numberOfAdvertisingSets(let s, _): s
         case .raw(let b): b.first
         }
     }
@@ -40,6 +41,8 @@ public enum CommandReturn: Hashable, Sendable {
                 return .leLocalFeatures(status: try r.readU8(), features: try r.readU64())
             case (HCIOpcode.leSetExtendedAdvertisingParameters, 2):
                 return .extendedAdvertisingParameters(status: try r.readU8(), selectedTxPower: try r.readI8())
+            case (HCIOpcode.leReadNumberOfSupportedAdvertisingSets, 2):
+                return .numberOfAdvertisingSets(status: try r.readU8(), count: try r.readU8())
             case (_, 1):
                 return .status(try r.readU8())
             default:
@@ -58,6 +61,7 @@ public enum CommandReturn: Hashable, Sendable {
         case .bdAddr(let s, let a): w.writeU8(s); w.write(a.littleEndianBytes)
         case .localFeatures(let s, let f), .leLocalFeatures(let s, let f): w.writeU8(s); w.writeU64(f)
         case .extendedAdvertisingParameters(let s, let p): w.writeU8(s); w.writeI8(p)
+        case .numberOfAdvertisingSets(let s, let n): w.writeU8(s); w.writeU8(n)
         case .raw(let b): w.write(b)
         }
     }
@@ -159,6 +163,9 @@ public enum LEMetaEvent: Hashable, Sendable {
     case connectionUpdateComplete(status: UInt8, handle: UInt16, interval: UInt16, latency: UInt16, supervisionTimeout: UInt16) // 0x03
     case enhancedConnectionComplete(LEConnectionComplete)               // 0x0A
     case extendedAdvertisingReport([ExtendedAdvertisingReport])         // 0x0D
+    /// 0x12 (7.7.65.18): an advertising set stopped; with status 0 because a central connected
+    /// to it (`handle` is that connection, reported after its connection complete event).
+    case advertisingSetTerminated(status: UInt8, set: UInt8, handle: UInt16, completedEvents: UInt8)
     case unknown(subevent: UInt8, parameters: [UInt8])
 
     public var subeventCode: UInt8 {
@@ -168,6 +175,7 @@ public enum LEMetaEvent: Hashable, Sendable {
         case .connectionUpdateComplete: 0x03
         case .enhancedConnectionComplete: 0x0A
         case .extendedAdvertisingReport: 0x0D
+        case .advertisingSetTerminated: 0x12
         case .unknown(let s, _): s
         }
     }
@@ -254,6 +262,9 @@ public enum HCIEvent: Hashable, Sendable {
             let s = try r.readU8()
             return .connectionUpdateComplete(status: s, handle: try readHandle(&r, status: s), interval: try r.readU16(),
                                              latency: try r.readU16(), supervisionTimeout: try r.readU16())
+        case 0x12:
+            let s = try r.readU8(), set = try r.readU8()
+            return .advertisingSetTerminated(status: s, set: set, handle: try readHandle(&r, status: s), completedEvents: try r.readU8())
         case 0x02:
             let n = Int(try r.readU8())
             // Each report needs at least 10 bytes, so the count cannot promise more than the input holds.
@@ -309,6 +320,8 @@ public enum HCIEvent: Hashable, Sendable {
             case .enhancedConnectionComplete(let c): c.write(to: &w, enhanced: true)
             case .connectionUpdateComplete(let s, let h, let i, let l, let t):
                 w.writeU8(s); w.writeU16(h); w.writeU16(i); w.writeU16(l); w.writeU16(t)
+            case .advertisingSetTerminated(let s, let set, let h, let n):
+                w.writeU8(s); w.writeU8(set); w.writeU16(h); w.writeU8(n)
             case .advertisingReport(let reports):
                 w.writeU8(UInt8(truncatingIfNeeded: reports.count))
                 for rep in reports.prefix(255) {

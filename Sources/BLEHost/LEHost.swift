@@ -49,7 +49,9 @@ public struct LEHost {
     public private(set) var phase: Phase = .off
     public private(set) var database: GATTDatabase
     public private(set) var controller: ControllerInfo?
-    public private(set) var advertising = false
+    /// Advertising sets the host has enabled (and the controller has not stopped on a connection).
+    public private(set) var advertisingSets: Set<UInt8> = []
+    public var advertising: Bool { !advertisingSets.isEmpty }
     public private(set) var scanning = false
 
     private var out: [HostAction] = []
@@ -62,7 +64,15 @@ public struct LEHost {
     private var inFlight: (command: HCICommand, purpose: Purpose, timer: HostTimerID)?
     private var commandCredits = 1
     private var powerOnOp: OperationID?
+    /// The power-on random address (identity 0).
     private var randomAddress: BluetoothAddress?
+    /// What LE_Set_Random_Address last set (nil: unknown, set it again before relying on it).
+    private var controllerRandomAddress: BluetoothAddress?
+    private var supportedSets = 1
+    /// Each enabled set's address, to name a peripheral link's local side.
+    private var setAddresses: [UInt8: BluetoothAddress] = [:]
+    /// Enabled sets a central can connect to.
+    private var connectableSets: Set<UInt8> = []
     private var publicAddress: BluetoothAddress?
     private var leFeatures: UInt64 = 0
 
@@ -76,7 +86,7 @@ public struct LEHost {
     private var connections: [UInt16: Connection] = [:]
     /// Connections the host is tearing down without telling the upper layer (over the limit, or after a connect timed out).
     private var refusedHandles: Set<UInt16> = []
-    private var pendingConnect: (op: OperationID, peer: BluetoothAddress, timer: HostTimerID)?
+    private var pendingConnect: (op: OperationID, peer: BluetoothAddress, own: BluetoothAddress?, timer: HostTimerID)?
     /// A connect that timed out: its cancel is in flight, and a late success must be torn down.
     private var cancellingConnect = false
     private var pendingDisconnects: [UInt16: OperationID] = [:]
@@ -103,6 +113,7 @@ public struct LEHost {
     public var connectionHandles: [UInt16] { connections.keys.sorted() }
     public func mtu(of handle: UInt16) -> Int? { connections[handle]?.mtu }
     public func connection(_ handle: UInt16) -> ConnectionInfo? { connections[handle]?.info }
+    public func isAdvertising(set: UInt8) -> Bool { advertisingSets.contains(set) }
     public func isSubscribed(_ handle: UInt16, valueHandle: UInt16) -> Bool { connections[handle]?.server.isSubscribed(valueHandle) ?? false }
     /// Everything the host holds, for the bounded-memory tests.
     public var queuedACLPackets: Int { aclQueue.count }
@@ -150,19 +161,44 @@ public struct LEHost {
         case .startAdvertising(let req): startAdvertising(id, req)
         case .stopAdvertising:
             enqueue(useExtended ? [.leSetExtendedAdvertisingEnable(enable: false, sets: [])] : [.leSetAdvertisingEnable(false)], op: id)
-            advertising = false
+            advertisingSets.removeAll()
+        case .stopAdvertisingSet(let set):
+            guard useExtended else {
+                guard set == 0 else { return fail(id, .invalidParameter("a legacy controller has advertising set 0 only")) }
+                enqueue([.leSetAdvertisingEnable(false)], op: id)
+                advertisingSets.removeAll()
+                return
+            }
+            enqueue([.leSetExtendedAdvertisingEnable(enable: false, sets: [AdvertisingSetEnable(handle: set)])], op: id)
+            advertisingSets.remove(set)
         case .startScanning(let req): startScanning(id, req)
         case .stopScanning:
             enqueue(useExtended ? [.leSetExtendedScanEnable(enable: false, filterDuplicates: 0, duration: 0, period: 0)]
                                 : [.leSetScanEnable(enable: false, filterDuplicates: false)], op: id)
             scanning = false
-        case .connect(let peer, let timeout, let params):
+        case .connect(let peer, let timeout, let params, let own):
             guard pendingConnect == nil, !cancellingConnect else { return fail(id, .busy) }
             guard params.isValid else { return fail(id, .invalidParameter("connection parameters out of range")) }
+            let from = own ?? randomAddress
+            var steps: [HCICommand] = []
+            if let from, from != controllerRandomAddress {
+                guard from.isRandomStatic else { return fail(id, .invalidParameter("\(from.string) is not a random static address (top two bits 11)")) }
+                guard useExtended || from == randomAddress else {
+                    return fail(id, .invalidParameter("a controller without extended advertising has one identity (its advertiser uses the one random address)"))
+                }
+                guard !scanning else { return fail(id, .invalidParameter("stop scanning before connecting from another address (Vol 4 Part E 7.8.4)")) }
+                steps.append(.leSetRandomAddress(from))
+            }
             var p = CreateConnectionParameters(peer: peer)
             p.connection = params
-            guard queue((useExtended ? .leExtendedCreateConnection(p) : .leCreateConnection(p)), .connect(id)) else { return fail(id, .queueFull) }
-            pendingConnect = (id, peer, startTimer(.connect(id), after: timeout))
+            steps.append(useExtended ? .leExtendedCreateConnection(p) : .leCreateConnection(p))
+            guard commandQueue.count + steps.count <= config.maxQueuedCommands else { return fail(id, .queueFull) }
+            if steps.count == 2 {
+                _ = queue(steps[0], .step(id, last: false))
+                controllerRandomAddress = from
+            }
+            _ = queue(steps[steps.count - 1], .connect(id))
+            pendingConnect = (id, peer, from, startTimer(.connect(id), after: timeout))
         case .disconnect(let handle, let reason):
             guard connections[handle] != nil else { return fail(id, .notConnected) }
             guard pendingDisconnects[handle] == nil else { return fail(id, .busy) }
@@ -204,6 +240,8 @@ public struct LEHost {
         phase = .initializing
         powerOnOp = id
         randomAddress = try? BluetoothAddress(bytes: address.bytes, type: .random)
+        controllerRandomAddress = randomAddress
+        supportedSets = 1
         // HCI-NOTES: Reset, event masks, features, buffer size, BD_ADDR, then the random address
         // (the link routes by random address and drops the rest).
         for c: HCICommand in [.reset, .setEventMask(config.eventMask), .leSetEventMask(config.leEventMask),
@@ -238,7 +276,9 @@ public struct LEHost {
         aclQueue.removeAll()
         aclInFlight.removeAll()
         aclCredits = aclBuffers
-        advertising = false
+        advertisingSets.removeAll()
+        connectableSets.removeAll()
+        setAddresses.removeAll()
         scanning = false
     }
 
@@ -255,20 +295,34 @@ public struct LEHost {
         }
         guard (0x20...0x4000).contains(req.interval) else { return fail(id, .invalidParameter("advertising interval \(req.interval)")) }
         var cmds: [HCICommand] = []
+        let set = req.set
         if useExtended {
-            if advertising { cmds.append(.leSetExtendedAdvertisingEnable(enable: false, sets: [])) }
+            guard Int(set) < supportedSets, set <= 0xEF else {
+                return fail(id, .invalidParameter("advertising set \(set): the controller keeps \(supportedSets) set(s)"))
+            }
+            if let a = req.address, !a.isRandomStatic {
+                return fail(id, .invalidParameter("\(a.string) is not a random static address (top two bits 11)"))
+            }
+            let address = req.address ?? randomAddress
+            // A set's parameters and address may change only while it is disabled (7.8.53).
+            if advertisingSets.contains(set) { cmds.append(.leSetExtendedAdvertisingEnable(enable: false, sets: [AdvertisingSetEnable(handle: set)])) }
             var p = ExtendedAdvertisingParameters()
+            p.handle = set
+            p.sid = set & 0x0F
             // Legacy PDUs through the extended commands: any scanner hears them and data stays in one PDU.
             p.eventProperties = req.connectable ? 0x0013 : (req.scanResponse.isEmpty ? 0x0010 : 0x0012)
             p.intervalMin = UInt32(req.interval); p.intervalMax = UInt32(req.interval)
             cmds.append(.leSetExtendedAdvertisingParameters(p))
-            if let a = randomAddress { cmds.append(.leSetAdvertisingSetRandomAddress(handle: 0, a)) }
-            cmds.append(.leSetExtendedAdvertisingData(handle: 0, operation: 3, fragmentPreference: 1, data: req.data))
+            if let address { cmds.append(.leSetAdvertisingSetRandomAddress(handle: set, address)); setAddresses[set] = address }
+            cmds.append(.leSetExtendedAdvertisingData(handle: set, operation: 3, fragmentPreference: 1, data: req.data))
             if p.eventProperties & 0x2 != 0 {
-                cmds.append(.leSetExtendedScanResponseData(handle: 0, operation: 3, fragmentPreference: 1, data: req.scanResponse))
+                cmds.append(.leSetExtendedScanResponseData(handle: set, operation: 3, fragmentPreference: 1, data: req.scanResponse))
             }
-            cmds.append(.leSetExtendedAdvertisingEnable(enable: true, sets: [AdvertisingSetEnable(handle: 0)]))
+            cmds.append(.leSetExtendedAdvertisingEnable(enable: true, sets: [AdvertisingSetEnable(handle: set)]))
         } else {
+            guard set == 0, req.address == nil || req.address == randomAddress else {
+                return fail(id, .invalidParameter("a controller without extended advertising has one advertising set and one address"))
+            }
             if advertising { cmds.append(.leSetAdvertisingEnable(false)) }
             var p = LegacyAdvertisingParameters()
             p.intervalMin = req.interval; p.intervalMax = req.interval
@@ -276,7 +330,10 @@ public struct LEHost {
             cmds += [.leSetAdvertisingParameters(p), .leSetAdvertisingData(req.data), .leSetScanResponseData(req.scanResponse),
                      .leSetAdvertisingEnable(true)]
         }
-        if enqueue(cmds, op: id) { advertising = true }
+        if enqueue(cmds, op: id) {
+            advertisingSets.insert(set)
+            if req.connectable { connectableSets.insert(set) } else { connectableSets.remove(set) }
+        }
     }
 
     private mutating func startScanning(_ id: OperationID, _ req: ScanRequest) {
@@ -417,16 +474,27 @@ public struct LEHost {
         guard let f = inFlight, f.command.opcode == opcode else { return }   // not ours: ignore
         inFlight = nil
         timers[f.timer] = nil
+        if status == 0, case .leSetRandomAddress(let a) = f.command { controllerRandomAddress = a }
         switch f.purpose {
         case .initStep:
+            // A controller that cannot say how many sets it keeps is used with one.
+            if opcode == HCIOpcode.leReadNumberOfSupportedAdvertisingSets, status != 0 { supportedSets = 1; break }
             guard status == 0 else { return controllerFailed(.controllerStatus(opcode: opcode, status: status)) }
             initStepDone(opcode: opcode, returned: returned)
         case .step(let op, let last):
             if status != 0 {
-                commandQueue.removeAll { if case .step(op, _) = $0.1 { return true } else { return false } }
-                if opcode == HCIOpcode.leSetAdvertisingEnable || opcode == HCIOpcode.leSetExtendedAdvertisingEnable
-                    || opcode == HCIOpcode.leSetAdvertisingParameters || opcode == HCIOpcode.leSetExtendedAdvertisingParameters {
-                    advertising = false
+                commandQueue.removeAll { Self.op(of: $0.1) == op }
+                switch f.command {
+                case .leSetExtendedAdvertisingParameters(let p): advertisingSets.remove(p.handle)
+                case .leSetExtendedAdvertisingEnable(_, let sets): sets.forEach { advertisingSets.remove($0.handle) }
+                case .leSetAdvertisingEnable, .leSetAdvertisingParameters: advertisingSets.removeAll()
+                case .leSetRandomAddress: controllerRandomAddress = nil
+                default: break
+                }
+                if let p = pendingConnect, p.op == op {
+                    // The own address of a connect was refused: the connect never started.
+                    pendingConnect = nil
+                    timers[p.timer] = nil
                 }
                 if opcode == HCIOpcode.leSetScanEnable || opcode == HCIOpcode.leSetExtendedScanEnable { scanning = false }
                 fail(op, .controllerStatus(opcode: opcode, status: status))
@@ -456,6 +524,10 @@ public struct LEHost {
         switch (opcode, returned) {
         case (HCIOpcode.leReadLocalSupportedFeatures, .leLocalFeatures(_, let f)?):
             leFeatures = f
+            // Each advertising set can be a tester identity: plan with the controller's number.
+            if useExtended { commandQueue.insert((.leReadNumberOfSupportedAdvertisingSets, .initStep), at: 0) }
+        case (HCIOpcode.leReadNumberOfSupportedAdvertisingSets, .numberOfAdvertisingSets(_, let n)?):
+            supportedSets = max(1, Int(n))
         case (HCIOpcode.leReadBufferSize, .leBufferSize(_, let len, let n)?):
             if len == 0 || n == 0 {
                 // LE shares the BR/EDR buffers: ask for those next.
@@ -479,7 +551,7 @@ public struct LEHost {
         phase = .ready
         let info = ControllerInfo(publicAddress: publicAddress ?? (try! BluetoothAddress(bytes: [0, 0, 0, 0, 0, 0], type: .public)),
                                   randomAddress: randomAddress!, leFeatures: leFeatures, aclDataLength: aclDataLength,
-                                  aclBuffers: aclBuffers, extended: useExtended)
+                                  aclBuffers: aclBuffers, extended: useExtended, advertisingSets: useExtended ? supportedSets : 1)
         controller = info
         emit(.ready(info))
         if let op = powerOnOp { powerOnOp = nil; complete(op) }
@@ -507,6 +579,15 @@ public struct LEHost {
                                            scanResponse: r.eventType & 0x8 != 0, extended: true,
                                            dataComplete: r.eventType >> 5 & 0x3 == 0, data: r.data))
             }
+        case .advertisingSetTerminated(let status, let set, let handle, _):
+            advertisingSets.remove(set)
+            // Status 0: a central connected to this set; its connection complete came first.
+            guard status == 0, var c = connections[handle], c.info.role == .peripheral, c.info.advertisingSet == nil,
+                  let address = setAddresses[set] else { return }
+            c.info.advertisingSet = set
+            c.info.localAddress = address
+            connections[handle] = c
+            emit(.connectionIdentified(handle: handle, set: set, localAddress: address))
         case .unknown:
             break
         }
@@ -527,12 +608,14 @@ public struct LEHost {
                 fail(p.op, .controllerStatus(opcode: HCIOpcode.leCreateConnection, status: c.status))
             } else if c.role == .central {
                 cancellingConnect = false   // the cancelled attempt's end (status 0x02)
-            } else {
-                advertising = false         // directed advertising timed out
+            } else if !useExtended {
+                advertisingSets.removeAll()  // directed advertising timed out
             }
             return
         }
-        if c.role == .peripheral { advertising = false }   // the controller stops advertising on connection
+        // The controller stops advertising on connection: a legacy controller its one advertiser,
+        // an extended one the set the central chose (LE Advertising Set Terminated says which).
+        if c.role == .peripheral, !useExtended { advertisingSets.removeAll() }
         let refuse = connections.count >= config.maxConnections || (c.role == .central && mine == nil && cancellingConnect)
         if c.role == .central, mine == nil { cancellingConnect = false }
         if refuse || connections[c.handle] != nil {
@@ -542,8 +625,19 @@ public struct LEHost {
             if let p = mine { pendingConnect = nil; timers[p.timer] = nil; fail(p.op, .queueFull) }
             return
         }
-        let info = ConnectionInfo(handle: c.handle, peer: c.peer, role: c.role, interval: c.interval, latency: c.latency,
+        var info = ConnectionInfo(handle: c.handle, peer: c.peer, role: c.role, interval: c.interval, latency: c.latency,
                                   supervisionTimeout: c.supervisionTimeout)
+        if c.role == .central {
+            info.localAddress = mine?.own ?? randomAddress
+        } else if !useExtended {
+            info.localAddress = randomAddress
+            info.advertisingSet = 0
+        } else if let set = connectableSets.intersection(advertisingSets).onlyElement {
+            // One connectable set: the link came in on it (LE Advertising Set Terminated confirms it later).
+            info.localAddress = setAddresses[set]
+            info.advertisingSet = set
+            advertisingSets.remove(set)
+        }
         connections[c.handle] = Connection(info: info, recombiner: L2CAPRecombiner(maxFrameSize: config.maxL2CAPFrame))
         emit(.connected(info))
         if let p = mine {
@@ -770,4 +864,8 @@ public struct LEHost {
             nextClientOp(handle)
         }
     }
+}
+
+private extension Set {
+    var onlyElement: Element? { count == 1 ? first : nil }
 }

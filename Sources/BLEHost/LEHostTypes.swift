@@ -36,8 +36,16 @@ public struct AdvertisingRequest: Hashable, Sendable {
     public var connectable: Bool
     /// Advertising interval in 0.625 ms units (0x20 = 20 ms: HCI-NOTES pitfall 6).
     public var interval: UInt16
-    public init(data: [UInt8], scanResponse: [UInt8] = [], connectable: Bool = true, interval: UInt16 = 0x20) {
+    /// The advertising set (extended controllers: 0 up to `ControllerInfo.advertisingSets` - 1,
+    /// each advertising on its own; legacy controllers have only set 0).
+    public var set: UInt8
+    /// The set's random static address; nil: the power-on address. Extended controllers only
+    /// (a legacy controller advertises with its one random address).
+    public var address: BluetoothAddress?
+    public init(data: [UInt8], scanResponse: [UInt8] = [], connectable: Bool = true, interval: UInt16 = 0x20,
+                set: UInt8 = 0, address: BluetoothAddress? = nil) {
         self.data = data; self.scanResponse = scanResponse; self.connectable = connectable; self.interval = interval
+        self.set = set; self.address = address
     }
 }
 
@@ -58,12 +66,23 @@ public enum HostCommand: Hashable, Sendable {
     /// Reset and initialise the controller (HCI-NOTES sequence) with this random static address.
     /// Completes with `.done` after `.ready`. Again while powered: a full restart (pending work fails with `.reset`).
     case powerOn(randomAddress: BluetoothAddress)
+    /// Starts (or reconfigures) the request's advertising set; other sets keep advertising.
     case startAdvertising(AdvertisingRequest)
+    /// Stops every advertising set.
     case stopAdvertising
+    /// Stops one advertising set.
+    case stopAdvertisingSet(UInt8)
     case startScanning(ScanRequest)
     case stopScanning
     /// Completes with `.connected(handle:)`; fails with `.timeout` after `timeout` (the host cancels the attempt).
-    case connect(BluetoothAddress, timeout: Duration, parameters: ConnectionParameters = ConnectionParameters())
+    /// `ownAddress` (a random static address; nil: the power-on address) is the address the
+    /// connection is made from: LE_Set_Random_Address goes first when it differs from the
+    /// controller's current one. Another address than the power-on one needs an extended
+    /// controller and no scan running (Vol 4 Part E 7.8.4 forbids changing it while scanning or
+    /// legacy advertising). Whether the controller then accepts a second link to the same peer
+    /// is its own choice (docs/radio.md): a refusal fails the operation with its status.
+    case connect(BluetoothAddress, timeout: Duration, parameters: ConnectionParameters = ConnectionParameters(),
+                 ownAddress: BluetoothAddress? = nil)
     /// Completes when the controller reports the disconnection.
     case disconnect(handle: UInt16, reason: UInt8 = 0x13)
     /// ATT client, one request outstanding per connection; queued behind earlier ones.
@@ -99,6 +118,9 @@ public struct ControllerInfo: Hashable, Sendable {
     public var aclBuffers: Int
     /// Extended advertising / scanning / create connection commands are in use (LE feature bit 12).
     public var extended: Bool
+    /// Advertising sets the host may use at once: LE_Read_Number_Of_Supported_Advertising_Sets
+    /// on an extended controller, 1 on a legacy one.
+    public var advertisingSets: Int
 }
 
 /// An advertising or scan-response report, legacy or extended, in one shape.
@@ -127,6 +149,12 @@ public struct ConnectionInfo: Hashable, Sendable {
     public var latency: UInt16
     /// 10 ms units.
     public var supervisionTimeout: UInt16
+    /// The address this side of the link uses: the own address of a connect, the advertising
+    /// set's address for a peripheral. nil for a peripheral link on an extended controller until
+    /// LE Advertising Set Terminated names the set (`connectionIdentified` follows).
+    public var localAddress: BluetoothAddress?
+    /// The advertising set a peripheral link came in on (nil for central links, and until known).
+    public var advertisingSet: UInt8?
 }
 
 /// What the host tells the upper layer.
@@ -134,6 +162,9 @@ public enum HostEvent: Hashable, Sendable {
     case ready(ControllerInfo)
     case advertisement(AdvertisementReport)
     case connected(ConnectionInfo)
+    /// A peripheral link's advertising set became known (LE Advertising Set Terminated, which
+    /// follows the connection complete event on an extended controller).
+    case connectionIdentified(handle: UInt16, set: UInt8, localAddress: BluetoothAddress)
     case disconnected(handle: UInt16, reason: UInt8)
     case connectionUpdated(handle: UInt16, interval: UInt16, latency: UInt16, supervisionTimeout: UInt16)
     case mtuChanged(handle: UInt16, mtu: Int)

@@ -43,6 +43,11 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
         /// unreachable: every later check is INCONC at once. 0: never (over-the-air fuzzing,
         /// where a DUT that cannot be linked is the finding).
         public var unreachableAfter = 2
+        /// Tester identities asked of each adapter with LE extended advertising (one per
+        /// advertising set and own address), and links planned in all: the catalog's largest
+        /// check needs 6 links, and every link is one more central the DUT must hold.
+        public var identitiesPerAdapter = 6
+        public var maxLinks = 6
         public init() {}
 
         /// Waiting for the DUT to connect first (`run --dut-connects`): for a DUT that connects
@@ -53,6 +58,12 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
     public let binding: GATTBinding
     public let dialect: DialectName
     public let adapters: [TesterAdapter]
+    /// The link plan: link n of every check is `identities[n - 1]`, spread over the adapters in
+    /// turn (adapter 1's first identity, adapter 2's first, adapter 1's second, ...), so checks
+    /// with few links use separate radios as before. `measureLinks` keeps the ones that work.
+    public private(set) var identities: [TesterIdentity] = []
+    /// What `measureLinks` found, per adapter (for the report and the NA reasons).
+    public private(set) var linkNotes: [Int: String] = [:]
     /// The DUT, with the address type it advertises with (set by `locate`).
     public private(set) var target: BluetoothAddress?
     /// Set when a tester adapter failed (transport closed, controller error): every later
@@ -75,10 +86,88 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
         self.dialect = dialect
         self.adapters = adapters
         self.options = options
+        plan(adapters.map(\.capacity))
     }
 
     public var name: String {
-        "GATT device \(target?.description ?? "?") via \(adapters.count) adapter\(adapters.count == 1 ? "" : "s") (\(adapters.map(\.runtime.transport.name).joined(separator: ", ")))"
+        "GATT device \(target?.description ?? "?") via \(adapters.count) adapter\(adapters.count == 1 ? "" : "s") (\(adapters.map(\.runtime.transport.name).joined(separator: ", ")); \(identities.count) tester link\(identities.count == 1 ? "" : "s"))"
+    }
+
+    /// Links 1, 2, ... over the adapters in turn, `counts[a]` identities on adapter a.
+    private func plan(_ counts: [Int]) {
+        identities.removeAll()
+        for set in 0..<(counts.max() ?? 0) {
+            for adapter in adapters where set < counts[adapter.index] && identities.count < options.maxLinks {
+                identities.append(TesterIdentity(link: LinkID(identities.count + 1), adapter: adapter.index, set: UInt8(set),
+                                                 address: adapter.address(ofIdentity: set)))
+            }
+        }
+        for adapter in adapters { adapter.identities = identities.filter { $0.adapter == adapter.index } }
+    }
+
+    /// The adapter playing an identity.
+    func adapter(of identity: TesterIdentity) -> TesterAdapter { adapters[identity.adapter] }
+
+    /// Links each adapter gives, and why (one line per adapter), for the report.
+    public var linkSummary: [TesterLinks] {
+        adapters.map { TesterLinks(adapter: $0.name, identities: $0.capacity, links: $0.identities.count, note: note($0)) }
+    }
+
+    private func note(_ a: TesterAdapter) -> String {
+        [a.capacityReason, linkNotes[a.index]].compactMap { $0 }.joined(separator: "; ")
+    }
+
+    /// Why the run has `identities.count` links and not more (the NA reason of a check that needs more).
+    public var linkLimitReason: String {
+        "tester links per adapter: " + adapters.map { "\($0.name): \($0.identities.count) (\(note($0)))" }.joined(separator: "; ")
+    }
+
+    /// Connects every planned identity to the target at once, in link order, and keeps the plan
+    /// to those that got a link: a controller may refuse a second link to the same peer
+    /// (Connection Already Exists) and a DUT may accept only so many centrals. Every link is
+    /// closed again before the checks start. A refused identity ends its adapter's list; a DUT
+    /// that stops accepting (a connect timeout) ends the measurement.
+    public func measureLinks() throws(GATTDriverError) {
+        guard let target else { throw .setup("no target located") }
+        var held: [(TesterIdentity, UInt16)] = []
+        var refused: Set<Int> = []
+        var full: String?
+        for identity in identities where !refused.contains(identity.adapter) && full == nil {
+            let adapter = adapter(of: identity)
+            do {
+                let result = try adapter.runtime.perform(.connect(target, timeout: options.connectTimeout, ownAddress: identity.address),
+                                                         until: .now + options.connectTimeout + .seconds(1))
+                if case .connected(let handle) = result { held.append((identity, handle)) }
+            } catch .operationFailed(_, .timeout), .timeout {
+                full = "the DUT accepted no further central after \(held.count) link(s) (a connect from \(identity.address.string) timed out)"
+            } catch .operationFailed(_, let why) {
+                refused.insert(identity.adapter)
+                linkNotes[identity.adapter] = "the controller refused a link from identity \(Int(identity.set) + 1) (\(identity.address.string)) while holding \(identity.set): \(why)"
+            } catch {
+                throw adapterError(adapter, error)
+            }
+        }
+        for (identity, handle) in held {
+            _ = try? adapter(of: identity).runtime.perform(.disconnect(handle: handle), until: .now + options.operationTimeout)
+        }
+        guard !held.isEmpty else {
+            // A DUT that only connects out (or is slow to accept) gets the plan unmeasured: each
+            // link is then set up as "Links" says, and one that cannot be is INCONC.
+            for adapter in adapters {
+                linkNotes[adapter.index] = "not measured: the DUT accepted no connection from a tester identity within \(options.connectTimeout)"
+            }
+            return
+        }
+        var counts = Array(repeating: 0, count: adapters.count)
+        for (identity, _) in held { counts[identity.adapter] += 1 }
+        for adapter in adapters where linkNotes[adapter.index] == nil {
+            if let full, counts[adapter.index] < adapter.capacity { linkNotes[adapter.index] = full }
+            else {
+                let capped = held.count == options.maxLinks ? " (the run plans \(options.maxLinks) links in all: the most a check needs)" : ""
+                linkNotes[adapter.index] = "\(counts[adapter.index]) simultaneous link(s) to the DUT measured\(capped)"
+            }
+        }
+        plan(counts)
     }
 
     /// Opens the tester identities: one per transport, link n = transport n, each with its own
@@ -92,11 +181,12 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
         guard let probe = dialect.makeProbe() else { throw .setup("dialect \(dialect.rawValue) has no conformance probe") }
         var adapters: [TesterAdapter] = []
         for (i, transport) in transports.enumerated() {
-            let link = LinkID(i + 1)
-            let nodeID = GATTNodeBridge.nodeIDValue(probe.address(of: .tester(link.raw)), dialect: dialect)
+            // The adapter's GATT service names its first identity's tester (link i + 1 of the plan).
+            let nodeID = GATTNodeBridge.nodeIDValue(probe.address(of: .tester(i + 1)), dialect: dialect)
             do {
-                adapters.append(try TesterAdapter.open(transport: transport, link: link, binding: binding, nodeID: nodeID,
-                                                       seed: seed, timeout: options.powerOnTimeout))
+                adapters.append(try TesterAdapter.open(transport: transport, index: i, binding: binding, nodeID: nodeID,
+                                                       seed: seed, wanted: max(1, options.identitiesPerAdapter),
+                                                       timeout: options.powerOnTimeout))
             } catch {
                 adapters.forEach { $0.runtime.close() }
                 transports[i...].forEach { $0.close() }
@@ -152,7 +242,7 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
     private func scanning(until deadline: ContinuousClock.Instant, _ stop: (AdvertisementReport) -> Bool) throws(GATTDriverError) {
         guard let adapter = adapters.first else { throw .setup("no adapter") }
         let runtime = adapter.runtime
-        let own = Set(adapters.map(\.address.bytes))
+        let own = Set(adapters.flatMap { a in (0..<a.capacity).map { a.address(ofIdentity: $0).bytes } })
         do {
             _ = try runtime.perform(.startScanning(ScanRequest(active: false)), until: .now + options.operationTimeout)
             defer { _ = try? runtime.perform(.stopScanning, until: .now + options.operationTimeout) }

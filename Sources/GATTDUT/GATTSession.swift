@@ -6,7 +6,9 @@ import MeshNode
 
 /// One check against a GATT DUT. Link n is one connection between tester identity n and the
 /// DUT, whichever side made it, from `linkUp(n)` to `linkDown(n)` or `close()`, so the next
-/// check starts with none (docs/radio.md, "Links").
+/// check starts with none (docs/radio.md, "Links"). The driver's link plan says which adapter
+/// and own address identity n is; several identities may share an adapter, so its events are
+/// told apart by connection handle (and a DUT-made connection by the identity it reached).
 ///
 /// Verdict rules: what the DUT sent (or did not send) while a link was up is for the check to
 /// judge; a link that cannot be set up or used after the bounded retries (connect, MTU
@@ -17,6 +19,7 @@ import MeshNode
 final class GATTSession: DUTSession {
     private struct Link {
         enum Direction { case testerConnected, dutConnected }
+        var adapter: Int
         var handle: UInt16
         var direction: Direction
         /// The packet characteristic's value handle: the DUT's (tester connected, tester
@@ -39,7 +42,7 @@ final class GATTSession: DUTSession {
     private let driver: GATTDriver
     private let target: BluetoothAddress
     private let origin = ContinuousClock.now
-    /// Links of this check that are up, by link number (= adapter index + 1).
+    /// Links of this check that are up, by link number.
     private var links: [Int: Link] = [:]
     /// Links the DUT dropped: bytes the check still writes there go nowhere, as on a virtual link.
     private var dropped: Set<Int> = []
@@ -60,6 +63,8 @@ final class GATTSession: DUTSession {
     }
 
     var now: Instant { instant(ContinuousClock.now) }
+    /// The device learns who is on a link only from what the tester sends there.
+    var tellsPeers: Bool { false }
 
     /// Starts the check from a clean air: reads away what the previous check left in the
     /// adapters' queues (late notifications, its own disconnections), closes any connection
@@ -82,9 +87,9 @@ final class GATTSession: DUTSession {
         if let failure { throw failure }
         switch event {
         case .linkUp(let link, _):
-            try linkUp(adapter(link))
+            try linkUp(identity(link))
         case .linkDown(let link):
-            let adapter = try adapter(link)
+            let adapter = driver.adapter(of: try identity(link))
             guard let up = links.removeValue(forKey: link.raw) else { return }
             do {
                 _ = try adapter.runtime.perform(.disconnect(handle: up.handle), until: .now + driver.options.operationTimeout)
@@ -96,12 +101,12 @@ final class GATTSession: DUTSession {
                 }
             }
         case .received(let bytes, let link):
-            let adapter = try adapter(link)
+            let adapter = driver.adapter(of: try identity(link))
             guard let up = links[link.raw] else {
                 if dropped.contains(link.raw) { return }
                 throw TesterError("the check writes on \(link), which it did not bring up")
             }
-            try write(bytes, adapter, up)
+            try write(bytes, adapter, link, up)
         case .command:
             throw CheckNotApplicable("needs an upper tester: the GATT driver has no channel to the DUT's app (meshconform run --prompt asks the person at the bench)")
         case .timer:
@@ -134,18 +139,21 @@ final class GATTSession: DUTSession {
         var notes: [String] = []
         let deadline = ContinuousClock.now + driver.options.operationTimeout
         for adapter in driver.adapters {
-            let n = adapter.link.raw
-            let handles = (links[n].map { [$0.handle] } ?? []) + (inbound[n]?.keys.map { $0 } ?? [])
-            links[n] = nil
-            inbound[n] = nil
-            do { try stopAdvertising(adapter) } catch { notes.append("\(adapter.link): \(error)") }
+            var handles: [UInt16] = []
+            for identity in adapter.identities {
+                let n = identity.link.raw
+                handles += (links[n].map { [$0.handle] } ?? []) + (inbound[n]?.keys.map { $0 } ?? [])
+                links[n] = nil
+                inbound[n] = nil
+            }
+            do { try stopAdvertising(adapter) } catch { notes.append("\(adapter.name): \(error)") }
             for handle in handles where adapter.runtime.host.connection(handle) != nil {
                 do {
                     _ = try adapter.runtime.perform(.disconnect(handle: handle), until: deadline)
                 } catch {
                     if case .transport = error { driver.markFailed("\(adapter.runtime.transport.name): \(error)") }
                     if case .controllerFailed = error { driver.markFailed("\(adapter.runtime.transport.name): \(error)") }
-                    notes.append("\(adapter.link): disconnecting handle \(handle): \(error)")
+                    notes.append("\(adapter.name): disconnecting handle \(handle): \(error)")
                 }
             }
         }
@@ -155,26 +163,40 @@ final class GATTSession: DUTSession {
 
     // MARK: links
 
-    private func adapter(_ link: LinkID) throws -> TesterAdapter {
-        guard link.raw >= 1, link.raw <= driver.adapters.count else {
-            // maxLinks is the adapter count, so a check asking more is NA before it gets here.
-            throw CheckNotApplicable("needs \(link): the run has \(driver.adapters.count) adapters (one per tester link; add --adapter)")
+    private func identity(_ link: LinkID) throws -> TesterIdentity {
+        guard link.raw >= 1, link.raw <= driver.identities.count else {
+            // maxLinks is the number of planned identities, so a check asking more is NA before it gets here.
+            throw CheckNotApplicable("needs \(link): \(driver.linkLimitReason)")
         }
-        return driver.adapters[link.raw - 1]
+        return driver.identities[link.raw - 1]
+    }
+
+    /// The link an adapter's connection is, if it is one of this check's.
+    private func link(of adapter: TesterAdapter, _ handle: UInt16) -> (id: LinkID, link: Link)? {
+        for identity in adapter.identities {
+            if let link = links[identity.link.raw], link.handle == handle { return (identity.link, link) }
+        }
+        return nil
+    }
+
+    /// The identity (of those awaiting the DUT) whose advertising set a DUT-made connection reached.
+    private func awaitingIdentity(_ adapter: TesterAdapter, local: BluetoothAddress?) -> TesterIdentity? {
+        guard let identity = adapter.identity(at: local), awaiting.contains(identity.link.raw) else { return nil }
+        return identity
     }
 
     /// Brings link n up by the driver's ways in turn (default: the tester connects; then it
     /// advertises and waits for the DUT to connect; then it connects once more). The first that
     /// works is link n; when none does, the check is INCONC with what each attempt saw.
-    private func linkUp(_ adapter: TesterAdapter) throws {
-        let n = adapter.link.raw
+    private func linkUp(_ identity: TesterIdentity) throws {
+        let n = identity.link.raw
         guard links[n] == nil else { return }
         var attempts: [String] = []
         for way in driver.options.linkSetup {
             do {
                 switch way {
-                case .testerConnects: links[n] = try connectToDUT(adapter)
-                case .dutConnects: links[n] = try awaitDUT(adapter)
+                case .testerConnects: links[n] = try connectToDUT(identity)
+                case .dutConnects: links[n] = try awaitDUT(identity)
                 }
                 dropped.remove(n)
                 linkCameUp = true
@@ -183,25 +205,26 @@ final class GATTSession: DUTSession {
                 attempts.append(step.text)
             }
         }
-        let text = "could not bring \(adapter.link) up with the DUT (\(target.string)) in \(attempts.count) attempts: \(attempts.joined(separator: "; "))"
+        let text = "could not bring \(identity.link) up with the DUT (\(target.string)) in \(attempts.count) attempts: \(attempts.joined(separator: "; "))"
         linkSetupFailure = text
         throw LinkFailure(text)
     }
 
-    /// The tester connects as central, exchanges ATT_MTU 517, finds the packet characteristic
-    /// and subscribes to it. On a failed step the connection is closed again.
-    private func connectToDUT(_ adapter: TesterAdapter) throws -> Link {
-        let n = adapter.link.raw
+    /// The tester connects as central from the identity's own address, exchanges ATT_MTU 517,
+    /// finds the packet characteristic and subscribes to it. On a failed step the connection is
+    /// closed again.
+    private func connectToDUT(_ identity: TesterIdentity) throws -> Link {
+        let adapter = driver.adapter(of: identity)
+        let n = identity.link.raw
         let timeout = driver.options.connectTimeout
         var result: OperationResult?
         for retry in 0..<2 where result == nil {
             do throws(RadioError) {
-                result = try adapter.runtime.perform(.connect(target, timeout: timeout), until: .now + timeout + .seconds(1))
+                result = try adapter.runtime.perform(.connect(target, timeout: timeout, ownAddress: identity.address),
+                                                     until: .now + timeout + .seconds(1))
             } catch .operationFailed(_, .busy) where retry == 0 {
                 // The previous attempt's cancellation is still under way: let the host finish it.
                 try settle(adapter, for: .milliseconds(500))
-            } catch .operationFailed(_, .busy) {
-                throw StepFailed(text: "tester \(n) connecting: its controller has not ended the previous attempt's cancellation (busy)")
             } catch {
                 try environmental(adapter, error)
                 throw StepFailed(text: "tester \(n) connecting: no connection within \(timeout) (\(brief(error)))")
@@ -209,7 +232,7 @@ final class GATTSession: DUTSession {
         }
         guard case .connected(let handle) = result else { throw TesterError("connect answered \(String(describing: result))") }
         do {
-            return try setUp(adapter, handle)
+            return try setUp(adapter, n, handle)
         } catch let step as StepFailed {
             if adapter.runtime.host.connection(handle) != nil {
                 _ = try? adapter.runtime.perform(.disconnect(handle: handle), until: .now + driver.options.operationTimeout)
@@ -218,8 +241,7 @@ final class GATTSession: DUTSession {
         }
     }
 
-    private func setUp(_ adapter: TesterAdapter, _ handle: UInt16) throws -> Link {
-        let n = adapter.link.raw
+    private func setUp(_ adapter: TesterAdapter, _ n: Int, _ handle: UInt16) throws -> Link {
         try step(adapter, "tester \(n): the MTU exchange") {
             _ = try adapter.runtime.perform(.exchangeMTU(handle: handle, mtu: driver.binding.requestedMTU), until: .now + driver.options.operationTimeout)
         }
@@ -230,7 +252,7 @@ final class GATTSession: DUTSession {
             }
             do {
                 _ = try adapter.runtime.perform(.subscribe(handle: handle, cccdHandle: cccd), until: .now + driver.options.operationTimeout)
-                return Link(handle: handle, direction: .testerConnected, packet: packet.valueHandle)
+                return Link(adapter: adapter.index, handle: handle, direction: .testerConnected, packet: packet.valueHandle)
             } catch .operationFailed(_, .attError) where attempt == 0 {
                 // The cached layout may be stale (the DUT restarted with another database): rediscover once.
                 service = try step(adapter, "tester \(n): rediscovering the service") { try driver.discover(adapter.runtime, handle, again: true) }
@@ -246,13 +268,14 @@ final class GATTSession: DUTSession {
     /// central and subscribe to the tester's packet characteristic (as phones do): that
     /// connection is link n; the tester sends on it by notifying, and the DUT's writes are what
     /// it sent. Advertising stops either way, so the DUT cannot connect outside a link set-up.
-    private func awaitDUT(_ adapter: TesterAdapter) throws -> Link {
-        let n = adapter.link.raw
+    private func awaitDUT(_ identity: TesterIdentity) throws -> Link {
+        let adapter = driver.adapter(of: identity)
+        let n = identity.link.raw
         let wait = driver.options.dutConnectTimeout
         let deadline = ContinuousClock.now + wait
         awaiting.insert(n)
         defer { awaiting.remove(n) }
-        try run(adapter) { () throws(RadioError) in try adapter.advertise(until: .now + driver.options.operationTimeout) }
+        try run(adapter) { () throws(RadioError) in try adapter.advertise(identity, until: .now + driver.options.operationTimeout) }
         defer { try? stopAdvertising(adapter) }
         while true {
             // A subscribed connection is the link once the DUT has written on it (its own
@@ -261,12 +284,12 @@ final class GATTSession: DUTSession {
             let settled = { (c: Inbound) in !c.writes.isEmpty || c.subscribedAt.map { ContinuousClock.now >= $0 + self.driver.options.dutLinkSettle } == true }
             if let (handle, candidate) = inbound[n]?.first(where: { $0.value.subscribed != nil && settled($0.value) }), let packet = candidate.subscribed {
                 inbound[n]?[handle] = nil
-                pending.append(DUTOutput(at: now, kind: .log("\(adapter.link) is the DUT's own connection to tester \(n): the tester notifies, the DUT writes")))
+                pending.append(DUTOutput(at: now, kind: .log("\(identity.link) is the DUT's own connection to tester \(n): the tester notifies, the DUT writes")))
                 for write in candidate.writes {
-                    try record(DUTOutput(at: instant(write.at), kind: .sent(write.value, on: adapter.link)))
+                    try record(DUTOutput(at: instant(write.at), kind: .sent(write.value, on: identity.link)))
                 }
-                try disconnectUnadopted(adapter)
-                return Link(handle: handle, direction: .dutConnected, packet: packet)
+                try disconnectUnadopted(adapter, n)
+                return Link(adapter: adapter.index, handle: handle, direction: .dutConnected, packet: packet)
             }
             guard ContinuousClock.now < deadline else { break }
             let settling = inbound[n]?.values.compactMap { $0.subscribedAt.map { $0 + driver.options.dutLinkSettle } }.min()
@@ -275,7 +298,7 @@ final class GATTSession: DUTSession {
             }
         }
         let connected = !(inbound[n]?.isEmpty ?? true)
-        try disconnectUnadopted(adapter)
+        try disconnectUnadopted(adapter, n)
         throw StepFailed(text: connected
             ? "tester \(n) advertised: the DUT connected but did not subscribe to the tester's packet characteristic within \(wait)"
             : "tester \(n) advertised: the DUT did not connect to it within \(wait)")
@@ -290,11 +313,11 @@ final class GATTSession: DUTSession {
     }
 
     /// Closes the DUT's connections to identity n that did not become link n.
-    private func disconnectUnadopted(_ adapter: TesterAdapter) throws {
-        for handle in inbound[adapter.link.raw]?.keys.sorted() ?? [] {
+    private func disconnectUnadopted(_ adapter: TesterAdapter, _ n: Int) throws {
+        for handle in inbound[n]?.keys.sorted() ?? [] {
             try run(adapter) { () throws(RadioError) in _ = try adapter.runtime.submit(.disconnect(handle: handle)) }
         }
-        inbound[adapter.link.raw] = nil
+        inbound[n] = nil
     }
 
     private func stopAdvertising(_ adapter: TesterAdapter) throws {
@@ -312,7 +335,7 @@ final class GATTSession: DUTSession {
     /// One unit to the DUT, as the binding says (RELAY-G3: write request, long write above
     /// ATT_MTU - 3; BLEMESH-G3: write command when it fits; BITCHAT-G2, SIMPLE-G2: write
     /// command only, never a value over ATT_MTU - 3). On a link the DUT made, a notification.
-    private func write(_ bytes: [UInt8], _ adapter: TesterAdapter, _ link: Link) throws {
+    private func write(_ bytes: [UInt8], _ adapter: TesterAdapter, _ id: LinkID, _ link: Link) throws {
         guard bytes.count <= driver.binding.maxValueSize else {
             throw CheckNotApplicable("sends a \(bytes.count)-byte unit; a GATT attribute value holds at most \(driver.binding.maxValueSize) bytes")
         }
@@ -322,12 +345,12 @@ final class GATTSession: DUTSession {
         switch (link.direction, driver.binding.writeRule) {
         case (.dutConnected, _):
             guard fits else {
-                throw CheckNotApplicable("sends a \(bytes.count)-byte unit; the DUT connected to tester \(adapter.link.raw) as central, and a notification carries at most ATT_MTU - 3 = \(mtu - 3) bytes")
+                throw CheckNotApplicable("sends a \(bytes.count)-byte unit; the DUT connected to tester \(id.raw) as central, and a notification carries at most ATT_MTU - 3 = \(mtu - 3) bytes")
             }
             command = .notify(handle: link.handle, valueHandle: link.packet, value: bytes)
         case (.testerConnected, .writeCommandOnly):
             guard fits else {
-                throw CheckNotApplicable("sends a \(bytes.count)-byte unit; the \(driver.binding.dialect) binding writes only what fits ATT_MTU - 3 = \(mtu - 3) on \(adapter.link)")
+                throw CheckNotApplicable("sends a \(bytes.count)-byte unit; the \(driver.binding.dialect) binding writes only what fits ATT_MTU - 3 = \(mtu - 3) on \(id)")
             }
             command = .writeCommand(handle: link.handle, attribute: link.packet, value: bytes)
         case (.testerConnected, .writeCommandWhenItFits) where fits:
@@ -342,13 +365,13 @@ final class GATTSession: DUTSession {
             _ = try adapter.runtime.perform(command, until: .now + driver.options.operationTimeout)
         } catch .operationFailed(_, .attError(_, _, let code)) {
             // The DUT refused the value: that is its answer, not a broken link. Kept as evidence.
-            pending.append(DUTOutput(at: now, kind: .log("the DUT answered the write on \(adapter.link) with ATT error 0x\(String(code, radix: 16))")))
+            pending.append(DUTOutput(at: now, kind: .log("the DUT answered the write on \(id) with ATT error 0x\(String(code, radix: 16))")))
         } catch {
             try environmental(adapter, error)
             // The DUT dropped the link under the write: the check sees the drop (its events
             // follow) and judges it; the bytes went nowhere, as on a virtual link.
             if adapter.runtime.host.connection(link.handle) == nil { return }
-            throw LinkFailure("the tester could not send \(bytes.count) bytes on \(adapter.link): \(brief(error))")
+            throw LinkFailure("the tester could not send \(bytes.count) bytes on \(id): \(brief(error))")
         }
     }
 
@@ -358,7 +381,7 @@ final class GATTSession: DUTSession {
         let deadline = ContinuousClock.now + driver.options.operationTimeout
         while adapter.runtime.host.queuedACLPackets >= limit {
             guard ContinuousClock.now < deadline else {
-                throw LinkFailure("\(adapter.link): \(adapter.runtime.host.queuedACLPackets) packets still wait for controller buffers after \(driver.options.operationTimeout): the link does not move data")
+                throw LinkFailure("\(adapter.name): \(adapter.runtime.host.queuedACLPackets) packets still wait for controller buffers after \(driver.options.operationTimeout): the link does not move data")
             }
             if let (event, at) = try run(adapter, { () throws(RadioError) in try adapter.runtime.nextTimedEvent(until: .now + .milliseconds(1)) }) {
                 try handle(event, at: at, adapter)
@@ -369,49 +392,73 @@ final class GATTSession: DUTSession {
     // MARK: events
 
     private func handle(_ event: HostEvent, at: ContinuousClock.Instant, _ adapter: TesterAdapter) throws {
-        let n = adapter.link.raw
+        /// The identity whose DUT-made connection (not yet a link) this is.
+        func inboundLink(_ handle: UInt16) -> Int? {
+            adapter.identities.map(\.link.raw).first { inbound[$0]?[handle] != nil }
+        }
         switch event {
         case .notification(let handle, let attribute, let value, _):
             // The DUT, as the peripheral of a link the tester made, notifying a packet.
-            guard let link = links[n], link.direction == .testerConnected, link.handle == handle, attribute == link.packet else { return }
-            try record(DUTOutput(at: instant(at), kind: .sent(value, on: adapter.link)))
+            guard let (id, link) = link(of: adapter, handle), link.direction == .testerConnected, attribute == link.packet else { return }
+            try record(DUTOutput(at: instant(at), kind: .sent(value, on: id)))
         case .gattWrite(let handle, let characteristic, _, let value, _):
             // The DUT, as a central of the tester's own service, writing a packet.
             guard characteristic.matches(driver.binding.packet.uuid) else { return }
-            if let link = links[n], link.direction == .dutConnected, link.handle == handle {
-                try record(DUTOutput(at: instant(at), kind: .sent(value, on: adapter.link)))
-            } else if inbound[n]?[handle] != nil {
+            if let (id, link) = link(of: adapter, handle), link.direction == .dutConnected {
+                try record(DUTOutput(at: instant(at), kind: .sent(value, on: id)))
+            } else if let n = inboundLink(handle) {
                 inbound[n]?[handle]?.writes.append((at, value))
             }
         case .subscriptionChanged(let handle, let characteristic, let valueHandle, let notify, _):
-            guard characteristic.matches(driver.binding.packet.uuid), inbound[n]?[handle] != nil else { return }
+            guard characteristic.matches(driver.binding.packet.uuid), let n = inboundLink(handle) else { return }
             inbound[n]?[handle]?.subscribed = notify ? valueHandle : nil
             inbound[n]?[handle]?.subscribedAt = notify ? at : nil
         case .connected(let info) where info.role == .peripheral:
-            if awaiting.contains(n), links[n] == nil, isDUT(info.peer) {
-                inbound[n, default: [:]][info.handle] = Inbound()
-            } else {
-                // A connection to an identity whose link is not being set up (a DUT that
-                // connects out on its own, or another device): it must not leak into the check.
-                try run(adapter) { () throws(RadioError) in _ = try adapter.runtime.submit(.disconnect(handle: info.handle)) }
-                try record(DUTOutput(at: instant(at), kind: .log("\(info.peer.string) connected to tester \(n) outside a link set-up: disconnected")))
-                if awaiting.contains(n) { try run(adapter) { () throws(RadioError) in try adapter.readvertise() } }
-            }
+            // The identity is known at once when one set advertises (the usual case: one link
+            // is set up at a time) or on a legacy controller; else `connectionIdentified` says.
+            if info.localAddress == nil, !adapter.identities.filter({ awaiting.contains($0.link.raw) }).isEmpty { return }
+            try peripheralLink(info.handle, peer: info.peer, local: info.localAddress, at: at, adapter)
+        case .connectionIdentified(let handle, _, let local):
+            guard let info = adapter.runtime.host.connection(handle) else { return }
+            try peripheralLink(handle, peer: info.peer, local: local, at: at, adapter)
         case .disconnected(let handle, let reason):
-            inbound[n]?[handle] = nil
-            if let link = links[n], link.handle == handle {
-                links[n] = nil
-                dropped.insert(n)
-                try record(DUTOutput(at: instant(at), kind: .disconnected(adapter.link)))
-                try record(DUTOutput(at: instant(at), kind: .log("\(adapter.link) dropped (HCI reason 0x\(String(reason, radix: 16)))")))
+            for identity in adapter.identities { inbound[identity.link.raw]?[handle] = nil }
+            if let (id, _) = link(of: adapter, handle) {
+                links[id.raw] = nil
+                dropped.insert(id.raw)
+                try record(DUTOutput(at: instant(at), kind: .disconnected(id)))
+                try record(DUTOutput(at: instant(at), kind: .log("\(id) dropped (HCI reason 0x\(String(reason, radix: 16)))")))
                 if let cause = Self.lostOnTheAir[reason] {
                     // Not the DUT's doing: what it did not send on that link afterwards says nothing.
-                    failure = LinkFailure("\(adapter.link) was lost on the air (HCI reason 0x\(String(reason, radix: 16)), \(cause)), not ended by the DUT: the check cannot be decided")
+                    failure = LinkFailure("\(id) was lost on the air (HCI reason 0x\(String(reason, radix: 16)), \(cause)), not ended by the DUT: the check cannot be decided")
                 }
             }
-            if awaiting.contains(n) { try run(adapter) { () throws(RadioError) in try adapter.readvertise() } }
+            try readvertiseAwaiting(adapter)
         default:
             break
+        }
+    }
+
+    /// A central connected to one of the adapter's identities: a candidate for that identity's
+    /// link while it awaits the DUT, else closed so it cannot leak into the check.
+    private func peripheralLink(_ handle: UInt16, peer: BluetoothAddress, local: BluetoothAddress?, at: ContinuousClock.Instant,
+                                _ adapter: TesterAdapter) throws {
+        if let identity = awaitingIdentity(adapter, local: local), links[identity.link.raw] == nil, isDUT(peer) {
+            inbound[identity.link.raw, default: [:]][handle] = Inbound()
+        } else {
+            // A connection to an identity whose link is not being set up (a DUT that
+            // connects out on its own, or another device): it must not leak into the check.
+            try run(adapter) { () throws(RadioError) in _ = try adapter.runtime.submit(.disconnect(handle: handle)) }
+            let who = adapter.identity(at: local).map { "tester \($0.link.raw)" } ?? "a tester identity of \(adapter.name)"
+            try record(DUTOutput(at: instant(at), kind: .log("\(peer.string) connected to \(who) outside a link set-up: disconnected")))
+            try readvertiseAwaiting(adapter)
+        }
+    }
+
+    /// Re-arms the advertising set of every identity of the adapter that still awaits the DUT.
+    private func readvertiseAwaiting(_ adapter: TesterAdapter) throws {
+        for identity in adapter.identities where awaiting.contains(identity.link.raw) {
+            try run(adapter) { () throws(RadioError) in try adapter.readvertise(identity) }
         }
     }
 
@@ -462,7 +509,7 @@ final class GATTSession: DUTSession {
             return try body()
         } catch {
             try environmental(adapter, error)
-            throw LinkFailure("\(adapter.link): \(error)")
+            throw LinkFailure("\(adapter.name): \(error)")
         }
     }
 

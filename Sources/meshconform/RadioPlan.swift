@@ -81,9 +81,16 @@ extension RunCommand {
                 driver.close()
                 throw UsageError("--target \(wanted.string): no connectable advertisement from it within \(driver.options.connectTimeout); run without --target to list the devices advertising the \(d.rawValue) service")
             }
-            var caps = declared ?? Capabilities.radio(d, adapters: adapter.count)
+            // Each adapter plays one identity per advertising set (legacy controllers: one); how many
+            // links they give at once is measured against the DUT itself (docs/radio.md).
+            try driver.measureLinks()
+            let links = driver.identities.count
+            var caps = declared ?? Capabilities.radio(d, links: links)
             caps.dialect = d
-            caps.maxLinks = min(caps.maxLinks, adapter.count)
+            if links <= caps.maxLinks {
+                caps.maxLinks = links
+                caps.maxLinksReason = driver.linkLimitReason
+            }
             // Nothing over the air gives a device the tester's date or id: it has its own.
             caps.takesEpoch = false
             caps.keepsOwnIdentity = true
@@ -170,12 +177,12 @@ extension RunCommand {
 
 extension Capabilities {
     /// Defaults for a device on the air without a capabilities file: the dialect's features,
-    /// one link per adapter, no upper tester (there is no channel to the app), slack for the
-    /// radio path (connection events, HCI transport, the tester polling several adapters), and
-    /// a check budget that lets DDP/BV-06's cache fill (about 30 s on the air) finish.
-    static func radio(_ dialect: DialectName, adapters: Int) -> Capabilities {
+    /// the tester links the adapters gave, no upper tester (there is no channel to the app), slack
+    /// for the radio path (connection events, HCI transport, the tester polling several adapters),
+    /// and a check budget that lets DDP/BV-06's cache fill (about 30 s on the air) finish.
+    static func radio(_ dialect: DialectName, links: Int) -> Capabilities {
         Capabilities(dialect: dialect, beacons: dialect == .relay, routing: dialect == .blemesh,
-                     upperTester: false, maxLinks: adapters, keepsOwnIdentity: true, takesEpoch: false, timingSlackMs: 150,
+                     upperTester: false, maxLinks: links, keepsOwnIdentity: true, takesEpoch: false, timingSlackMs: 150,
                      checkBudgetSeconds: 45)
     }
 }

@@ -117,7 +117,8 @@ struct RunCommand: ParsableCommand {
         plan.radio?.close()
         let elapsed = ContinuousClock.now - started
         let report = RunReport(dut: plan.driver.name, seed: seed, runBase: plan.runBase, sections: sections,
-                               wallSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                               wallSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                               testerLinks: plan.radio?.linkSummary ?? [])
         print(TextReport.summary(report))
         if let json { try write(Data(JSONReport.render(report)), to: json) }
         if let junit { try write(Data(JUnitReport.render(report).utf8), to: junit) }

@@ -81,8 +81,8 @@ import MeshNode
     @Test func unknownEventsAreKept() throws {
         let e = try HCIEvent(decoding: hex("ff 03 01 02 03"))
         #expect(e == .unknown(code: 0xff, parameters: [1, 2, 3]))
-        let m = try HCIEvent(decoding: hex("3e 05 12 00 00 01 00"))   // advertising set terminated
-        #expect(m == .leMeta(.unknown(subevent: 0x12, parameters: [0, 0, 1, 0])))
+        let m = try HCIEvent(decoding: hex("3e 04 14 01 00 01"))   // channel selection algorithm: not typed
+        #expect(m == .leMeta(.unknown(subevent: 0x14, parameters: [1, 0, 1])))
     }
 
     @Test func eventErrorCodes() throws {

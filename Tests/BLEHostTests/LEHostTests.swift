@@ -108,7 +108,8 @@ import Testing
         #expect(service.startHandle == 1 && packet.valueHandle == 3 && packet.cccdHandle == 4 && nodeID.valueHandle == 6 && service.endHandle == 6)
         b.command(2, .startAdvertising(AdvertisingRequest(data: AdvertisingData.forService(relayService)!.encoded())))
         b.connection(1, role: .peripheral)
-        #expect(b.events.contains(.connected(ConnectionInfo(handle: 1, peer: peerAddress, role: .peripheral, interval: 10, latency: 0, supervisionTimeout: 10))))
+        #expect(b.events.contains(.connected(ConnectionInfo(handle: 1, peer: peerAddress, role: .peripheral, interval: 10, latency: 0,
+                                                            supervisionTimeout: 10, localAddress: ourAddress, advertisingSet: 0))))
         #expect(!b.host.advertising)
 
         // MTU exchange: the server accepts 517.

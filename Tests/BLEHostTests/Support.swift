@@ -44,6 +44,8 @@ struct Bench {
     var timers: [(id: HostTimerID, at: HostInstant)] = []
     var leFeatures: UInt64
     var buffers: UInt8
+    /// What LE_Read_Number_Of_Supported_Advertising_Sets answers (Bumble: 240); nil: a bare error status.
+    var advertisingSets: UInt8? = 240
     var autoAnswer = true
     var maxInFlightSeen = 0
     var inFlight = 0
@@ -101,6 +103,9 @@ struct Bench {
             return .commandComplete(numCommandPackets: 1, opcode: op, returned: .bdAddr(status: 0, address: try! BluetoothAddress(string: "00:1B:DC:00:00:01", type: .public)))
         case .leSetExtendedAdvertisingParameters:
             return .commandComplete(numCommandPackets: 1, opcode: op, returned: .extendedAdvertisingParameters(status: 0, selectedTxPower: 0))
+        case .leReadNumberOfSupportedAdvertisingSets:
+            return .commandComplete(numCommandPackets: 1, opcode: op,
+                                    returned: advertisingSets.map { .numberOfAdvertisingSets(status: 0, count: $0) } ?? .status(0x01))
         default:
             return .commandComplete(numCommandPackets: 1, opcode: op, returned: .status(0))
         }

@@ -80,6 +80,75 @@ import Testing
         #expect(driver.target?.type == .random)
     }
 
+    // MARK: several identities per adapter (docs/radio.md, "Several identities per adapter")
+
+    /// A controller with LE extended advertising keeping `sets` advertising sets, playing a
+    /// `target` that accepts a link from any own address, except that the controller refuses
+    /// (Connection Already Exists) every link after `linkLimit` to the same peer.
+    static func extended(sets: UInt8, linkLimit: Int, target: [UInt8]) -> ScriptedTransport {
+        let ad = AdvertisingData.forService(GATTBinding.relay.service)!.encoded()
+        var held: Set<UInt16> = []
+        var next: UInt16 = 0x40
+        return ScriptedTransport { packet in
+            guard case .command(let p) = packet, p.count >= 3 else { return [] }
+            let opcode = UInt16(p[0]) | UInt16(p[1]) << 8
+            func complete(_ params: [UInt8]) -> H4Packet { try! H4Packet(decoding: [0x04, 0x0E, UInt8(3 + params.count), 1, p[0], p[1]] + params) }
+            func status(_ s: UInt8) -> H4Packet { try! H4Packet(decoding: [0x04, 0x0F, 4, s, 1, p[0], p[1]]) }
+            switch opcode {
+            case 0x2003: return [complete([0, 0, 0x10, 0, 0, 0, 0, 0, 0])]   // LE features: bit 12, extended advertising
+            case 0x2002: return [complete([0, 27, 0, 8])]
+            case 0x1009: return [complete([0, 0x55, 0x44, 0x33, 0x22, 0x11, 0xF0])]
+            case 0x203B: return [complete([0, sets])]
+            case 0x2042 where p.count > 3 && p[3] == 1:   // extended scan enable: the target advertises
+                let report: [UInt8] = [0x0D, 1, 0x13, 0x00, 0x01] + target.reversed() + [1, 0, 0xFF, 0x7F, 0xC4, 0, 0, 0]
+                    + [0, 0, 0, 0, 0, 0] + [UInt8(ad.count)] + ad
+                return [complete([0]), try! H4Packet(decoding: [0x04, 0x3E, UInt8(report.count)] + report)]
+            case 0x2043:   // extended create connection
+                guard held.count < linkLimit else { return [status(0x0B)] }
+                next += 1
+                held.insert(next)
+                let done: [UInt8] = [0x01, 0, UInt8(next & 0xFF), UInt8(next >> 8), 0, 0x01] + target.reversed() + [24, 0, 0, 0, 0xF4, 1, 0]
+                return [status(0), try! H4Packet(decoding: [0x04, 0x3E, UInt8(done.count)] + done)]
+            case 0x0406:   // disconnect
+                let handle = UInt16(p[3]) | UInt16(p[4]) << 8
+                held.remove(handle)
+                return [status(0), try! H4Packet(decoding: [0x04, 0x05, 4, 0, p[3], p[4], 0x16])]
+            case 0x2036: return [complete([0, 0])]
+            default: return [complete([0])]
+            }
+        }
+    }
+
+    @Test func linksAreSpreadOverTheAdaptersAndTheirIdentities() throws {
+        let target: [UInt8] = [0xC0, 1, 2, 3, 4, 5]
+        // Adapter 1 keeps 3 advertising sets; adapter 2 is a legacy controller: one identity.
+        let driver = try GATTDriver.open(transports: [Self.extended(sets: 3, linkLimit: 8, target: target), Self.willing()], dialect: .relay)
+        #expect(driver.adapters.map(\.capacity) == [3, 1])
+        #expect(driver.identities.map { [$0.link.raw, $0.adapter, Int($0.set)] } == [[1, 0, 0], [2, 1, 0], [3, 0, 1], [4, 0, 2]])
+        let addresses = driver.identities.map(\.address)
+        #expect(Set(addresses.map(\.bytes)).count == 4 && addresses.allSatisfy(\.isRandomStatic))
+        #expect(addresses[0] == driver.adapters[0].info.randomAddress && addresses[1] == driver.adapters[1].info.randomAddress)
+        #expect(driver.adapters[0].capacityReason.contains("keeps 3 advertising set"))
+        #expect(driver.adapters[1].capacityReason.contains("legacy controller has one random address"))
+    }
+
+    @Test func measuringKeepsTheLinksTheControllerGives() throws {
+        let target: [UInt8] = [0xC0, 1, 2, 3, 4, 5]
+        var options = GATTDriver.Options()
+        options.identitiesPerAdapter = 4
+        // The controller holds at most two links to the same peer: the other two identities are dropped, with the reason.
+        let driver = try GATTDriver.open(transports: [Self.extended(sets: 16, linkLimit: 2, target: target)], dialect: .relay, options: options)
+        #expect(driver.identities.count == 4)
+        #expect(try driver.locate(BluetoothAddress(string: "C0:01:02:03:04:05"), within: .seconds(2)))
+        try driver.measureLinks()
+        #expect(driver.identities.map(\.link.raw) == [1, 2])
+        #expect(driver.adapters[0].runtime.host.connectionHandles.isEmpty)   // every measuring link closed again
+        let summary = try #require(driver.linkSummary.first)
+        #expect(summary.identities == 4 && summary.links == 2)
+        #expect(summary.note.contains("refused a link from identity 3"))
+        #expect(driver.linkLimitReason.contains(": 2 ("))
+    }
+
     /// A driver located on a DUT that advertises but never completes a connection, with short timeouts.
     static func unreachableDUT(unreachableAfter: Int = 2) throws -> GATTDriver {
         let ad = AdvertisingData.forService(GATTBinding.relay.service)!.encoded()

@@ -18,6 +18,9 @@ public struct Capabilities: Codable, Sendable, Equatable {
     public var upperTester: Bool
     /// Links the DUT accepts at once; checks needing more are NA.
     public var maxLinks: Int
+    /// Why `maxLinks` is what it is when the tester, not the DUT's declaration, bounds it (over
+    /// the air: the links each adapter gave); quoted in the NA reason. Not read from files.
+    public var maxLinksReason: String?
     /// The DUT's own mesh id when it cannot take the one the tester assigns (see
     /// docs/stdio-dut.md): a UUID string.
     public var address: String?

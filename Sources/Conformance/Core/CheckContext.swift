@@ -15,6 +15,9 @@ public final class CheckContext {
     private var budgetEnd: Instant
     public private(set) var evidence: [EvidenceEntry] = []
     private var linksUp: Set<Int> = []
+    /// What the DUT did while `connect` waited for its link-up traffic to end: the next
+    /// `observe` returns it first, so nothing the DUT sent goes unjudged.
+    private var held: [DUTOutput] = []
     /// This check's seed (the run's `--seed` mixed with the check id): random stimuli such
     /// as ROB garbage come from it, so a run is reproducible and `--seed` varies them.
     public let seed: UInt64
@@ -63,7 +66,9 @@ public final class CheckContext {
         guard capabilities.maxLinks >= count else {
             throw CheckNotApplicable("needs \(count) links; the DUT declares maxLinks \(capabilities.maxLinks)")
         }
+        let before = linksUp
         for n in 1...count where !linksUp.contains(n) { try linkUp(n) }
+        if !session.tellsPeers, linksUp != before { try settle() }
         // A DUT that keeps its own id, not yet known to the run: it gets the time to name
         // itself on the new links before the check's scenario starts (once per run, or per
         // check while it stays silent about itself).
@@ -73,11 +78,30 @@ public final class CheckContext {
         }
     }
 
+    /// Quiet after link-up, over the air: a DUT announces itself on each new link (and forwards
+    /// the testers' introductions), and on a radio that traffic takes air time, several links
+    /// the more so. Stimuli wait until the DUT has been quiet for `settleQuiet` (at most
+    /// `settleLimit`), so its link-up burst cannot push a relay past a check's window.
+    private func settle() throws {
+        let limit = session.now + Self.settleLimit
+        while session.now < limit {
+            let heard = try session.wait(until: min(limit, session.now + Self.settleQuiet))
+            held += heard
+            if heard.isEmpty { return }
+        }
+    }
+
+    static let settleQuiet: Duration = .milliseconds(300)
+    static let settleLimit: Duration = .seconds(3)
+
     public func linkUp(_ tester: Int) throws {
         let peer = probe.address(of: .tester(tester))
         record(.toDUT, LinkID(tester), nil, "link up, peer T\(tester) = \(peer)")
         try session.apply(.linkUp(LinkID(tester), peer: peer))
         linksUp.insert(tester)
+        // A DUT on the air is not told who linked up: the tester introduces itself as a node of
+        // the dialect does on a new link, so the DUT can know its neighbour (BLEMESH-R1, R14).
+        if !session.tellsPeers, let hello = probe.introduction(of: tester) { try send(hello, from: tester) }
     }
 
     public func linkDown(_ tester: Int) throws {
@@ -181,7 +205,9 @@ public final class CheckContext {
         guard deadline <= budgetEnd else {
             throw CheckInconclusive(reason: "the check needs to wait \(span) more, past its budget of \(capabilities.checkBudgetSeconds) s (raise checkBudgetSeconds in the capabilities file)")
         }
-        return try session.wait(until: deadline).compactMap(observe)
+        let outputs = held + (try session.wait(until: deadline))
+        held.removeAll()
+        return outputs.compactMap(observe)
     }
 
     private func observe(_ output: DUTOutput) -> Observation? {

@@ -147,8 +147,8 @@ public struct Runner {
         var result = CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .notApplicable)
         if let missing = check.needs.first(where: { !capabilities.has($0) }) {
             if case .links(let n) = missing {
-                // Over the air the tester's adapters bound it too (one link per adapter).
-                result.reason = "needs \(n) links at once; maxLinks is \(capabilities.maxLinks) (the DUT's declared limit, or the number of tester adapters)"
+                // Over the air the tester's adapters and identities bound it too.
+                result.reason = "needs \(n) links at once; maxLinks is \(capabilities.maxLinks) (\(capabilities.maxLinksReason ?? "the DUT's declared limit"))"
             } else {
                 result.reason = "needs capability \(missing), not declared by the DUT"
             }

@@ -81,6 +81,13 @@ public protocol DUTSession: AnyObject {
     func wait(until deadline: Instant) throws -> [DUTOutput]
     /// Stops the DUT. Returns diagnostics worth keeping (the tail of its stderr), if any.
     func close() -> String?
+    /// Whether `linkUp(link, peer:)` tells the DUT who is on the link (default: true). Over the
+    /// air it cannot: the tester introduces itself there (`DialectProbe.introduction`).
+    var tellsPeers: Bool { get }
+}
+
+extension DUTSession {
+    public var tellsPeers: Bool { true }
 }
 
 /// Starts a fresh DUT session per check, so one check's state cannot leak into the next.

@@ -52,6 +52,12 @@ public final class BLEMeshProbe: DialectProbe {
     /// blemesh relays broadcasts (BLEMESH-R6.4), so the neutral checks use them.
     public var unitFormat: FormatID? { "blemesh.chunk" }
 
+    /// BLEMESH-R14: a node announces itself when a link comes up (hop 0, ttl 2); BLEMESH-R1: the
+    /// receiver takes the neighbour's id from the last hop path element of a valid envelope.
+    public func introduction(of tester: Int) -> ProbeMessage? {
+        control(.peerAnnounce(announce(of: .tester(tester))), from: .tester(tester), ttl: 2)
+    }
+
     public var relayedDestination: Party? { nil }
 
     public func setup(capabilities: Capabilities, seed: UInt64, identifiers: RunIdentifiers) throws -> DUTSetup {

@@ -153,6 +153,9 @@ public protocol DialectProbe: AnyObject {
     func message(_ spec: MessageSpec, at clock: Duration) throws -> ProbeMessage
     /// Whether a message may carry a sequence number the tester picks (default: true; see below).
     var acceptsChosenSequence: Bool { get }
+    /// What tester `tester` sends first on a new link when the DUT is not told who is on it
+    /// (over the air), so the DUT learns the neighbour's id as the dialect page says (default: nil).
+    func introduction(of tester: Int) -> ProbeMessage?
 }
 
 extension DialectProbe {
@@ -200,4 +203,6 @@ extension DialectProbe {
     /// where the dialect has no sequence number (camp) or where it is the sender's clock
     /// (bitchat, whose receivers drop a timestamp far from their own clock).
     public var acceptsChosenSequence: Bool { true }
+
+    public func introduction(of tester: Int) -> ProbeMessage? { nil }
 }

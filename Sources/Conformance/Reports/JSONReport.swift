@@ -17,6 +17,10 @@ public enum JSONReport {
             ("wallSeconds", .double(report.wallSeconds)),
             ("exitStatus", .integer(report.exitStatus)),
             ("summary", .object(Verdict.allCases.map { ($0.rawValue, .integer(report.count($0))) })),
+            ("testerLinks", .array(report.testerLinks.map { t in
+                .object([("adapter", .string(t.adapter)), ("identities", .integer(t.identities)), ("links", .integer(t.links)),
+                         ("note", .string(t.note))])
+            })),
             ("dialects", .array(report.sections.map { s in
                 .object([
                     ("dialect", .string(s.capabilities.dialect.rawValue)),

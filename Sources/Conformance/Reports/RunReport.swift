@@ -19,13 +19,17 @@ public struct RunReport: Sendable {
     public var runBase: UInt64
     public var sections: [Section]
     public var wallSeconds: Double
+    /// Over the air: the tester links each adapter gave, and why (empty otherwise).
+    public var testerLinks: [TesterLinks]
 
-    public init(dut: String, seed: UInt64, runBase: UInt64 = 0, sections: [Section], wallSeconds: Double) {
+    public init(dut: String, seed: UInt64, runBase: UInt64 = 0, sections: [Section], wallSeconds: Double,
+                testerLinks: [TesterLinks] = []) {
         self.dut = dut
         self.seed = seed
         self.runBase = runBase
         self.sections = sections
         self.wallSeconds = wallSeconds
+        self.testerLinks = testerLinks
     }
 
     public var results: [CheckResult] { sections.flatMap(\.results) }
@@ -40,5 +44,17 @@ public struct RunReport: Sendable {
     /// `PASS 31, FAIL 1, INCONC 0, NA 2, ERROR 0`.
     public var tally: String {
         Verdict.allCases.map { "\($0.rawValue) \(count($0))" }.joined(separator: ", ")
+    }
+}
+
+/// One tester adapter of a run over the air: how many identities its controller could play,
+/// how many simultaneous links to the DUT it gave, and why not more.
+public struct TesterLinks: Hashable, Sendable {
+    public var adapter: String
+    public var identities: Int
+    public var links: Int
+    public var note: String
+    public init(adapter: String, identities: Int, links: Int, note: String) {
+        self.adapter = adapter; self.identities = identities; self.links = links; self.note = note
     }
 }

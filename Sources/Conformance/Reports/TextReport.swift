@@ -24,7 +24,10 @@ public enum TextReport {
     static let maxEvidenceLines = 40
 
     public static func summary(_ report: RunReport) -> String {
-        var lines = report.sections.map { s in
+        var lines = report.testerLinks.map { t in
+            "tester \(t.adapter): \(t.links) link\(t.links == 1 ? "" : "s") to the DUT (\(t.note))"
+        }
+        lines += report.sections.map { s in
             let counts = Dictionary(grouping: s.results, by: \.verdict).mapValues(\.count)
             return "\(s.capabilities.dialect.rawValue): \(s.results.count) checks, " +
                 Verdict.allCases.map { "\($0.rawValue) \(counts[$0] ?? 0)" }.joined(separator: ", ")
