@@ -147,17 +147,38 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
                 throw adapterError(adapter, error)
             }
         }
+        // A link counts when the DUT answers ATT on it, not when its controller merely accepts the
+        // connection: the controller under a crashed app still accepts links and answers nothing,
+        // and a plan of one such link would make every multi-link check NA instead of letting the
+        // link set-up find the DUT unreachable. The first link that does not answer ends the probe.
+        var answering: [(TesterIdentity, UInt16)] = []
+        for (identity, handle) in held {
+            let adapter = adapter(of: identity)
+            do {
+                _ = try adapter.runtime.perform(.exchangeMTU(handle: handle, mtu: binding.requestedMTU), until: .now + options.operationTimeout)
+                answering.append((identity, handle))
+            } catch {
+                if error.isAdapterFailure { throw adapterError(adapter, error) }
+                break
+            }
+        }
         for (identity, handle) in held {
             _ = try? adapter(of: identity).runtime.perform(.disconnect(handle: handle), until: .now + options.operationTimeout)
         }
-        guard !held.isEmpty else {
+        if !held.isEmpty, answering.isEmpty, options.unreachableAfter > 0 {
+            // Its controller links but nothing behind it answers: no check could decide anything,
+            // and each would spend its link set-up attempts finding that out again.
+            unreachable = "it accepted a connection but did not answer the MTU exchange within \(options.operationTimeout) (the app or its host stack is not running)"
+        }
+        guard !answering.isEmpty else {
             // A DUT that only connects out (or is slow to accept) gets the plan unmeasured: each
             // link is then set up as "Links" says, and one that cannot be is INCONC.
-            for adapter in adapters {
-                linkNotes[adapter.index] = "not measured: the DUT accepted no connection from a tester identity within \(options.connectTimeout)"
-            }
+            let why = held.isEmpty ? "the DUT accepted no connection from a tester identity within \(options.connectTimeout)"
+                : "the DUT accepted a connection but did not answer the MTU exchange within \(options.operationTimeout)"
+            for adapter in adapters { linkNotes[adapter.index] = "not measured: \(why)" }
             return
         }
+        held = answering
         var counts = Array(repeating: 0, count: adapters.count)
         for (identity, _) in held { counts[identity.adapter] += 1 }
         for adapter in adapters where linkNotes[adapter.index] == nil {
@@ -349,7 +370,7 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
         if let adapterFailure { throw TesterError("a tester adapter failed earlier in the run: \(adapterFailure)") }
         guard let target else { throw TesterError("no target: locate the DUT before the run") }
         if unreachable != nil {
-            throw LinkFailure("not run: the DUT became unreachable (the links of \(options.unreachableAfter) checks in a row could not be brought up; the run's last line says why)")
+            throw LinkFailure("not run: the DUT became unreachable (the run's last line says why)")
         }
         let session = GATTSession(driver: self, target: target)
         try session.startClean()

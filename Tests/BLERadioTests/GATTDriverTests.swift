@@ -85,11 +85,19 @@ import Testing
     /// A controller with LE extended advertising keeping `sets` advertising sets, playing a
     /// `target` that accepts a link from any own address, except that the controller refuses
     /// (Connection Already Exists) every link after `linkLimit` to the same peer.
-    static func extended(sets: UInt8, linkLimit: Int, target: [UInt8]) -> ScriptedTransport {
+    static func extended(sets: UInt8, linkLimit: Int, target: [UInt8], answersATT: Bool = true) -> ScriptedTransport {
         let ad = AdvertisingData.forService(GATTBinding.relay.service)!.encoded()
         var held: Set<UInt16> = []
         var next: UInt16 = 0x40
         return ScriptedTransport { packet in
+            // The DUT behind every link answers an ATT Exchange MTU Request (the measurement
+            // counts only links that answer), and the controller frees the ACL buffer.
+            if case .acl(let a) = packet, answersATT, a.count >= 9, a[6] == 0x04, a[7] == 0x00, a[8] == 0x02 {
+                let att: [UInt8] = [0x03, 0x05, 0x02]
+                let l2cap: [UInt8] = [UInt8(att.count), 0, 0x04, 0x00] + att
+                return [try! H4Packet(decoding: [0x04, 0x13, 5, 1, a[0], a[1] & 0x0F, 1, 0]),
+                        try! H4Packet(decoding: [0x02, a[0], (a[1] & 0x0F) | 0x20, UInt8(l2cap.count), 0] + l2cap)]
+            }
             guard case .command(let p) = packet, p.count >= 3 else { return [] }
             let opcode = UInt16(p[0]) | UInt16(p[1]) << 8
             func complete(_ params: [UInt8]) -> H4Packet { try! H4Packet(decoding: [0x04, 0x0E, UInt8(3 + params.count), 1, p[0], p[1]] + params) }
@@ -147,6 +155,23 @@ import Testing
         #expect(summary.identities == 4 && summary.links == 2)
         #expect(summary.note.contains("refused a link from identity 3"))
         #expect(driver.linkLimitReason.contains(": 2 ("))
+    }
+
+    /// A controller that links while nothing behind it answers (a crashed app): the measurement
+    /// finds the DUT unreachable before any check, instead of planning one dead link.
+    @Test func linksThatDoNotAnswerMakeTheDUTUnreachable() throws {
+        let target: [UInt8] = [0xC0, 1, 2, 3, 4, 5]
+        var options = GATTDriver.Options()
+        options.identitiesPerAdapter = 2
+        options.operationTimeout = .milliseconds(300)
+        let driver = try GATTDriver.open(transports: [Self.extended(sets: 16, linkLimit: 8, target: target, answersATT: false)],
+                                         dialect: .relay, options: options)
+        #expect(try driver.locate(BluetoothAddress(string: "C0:01:02:03:04:05"), within: .seconds(2)))
+        try driver.measureLinks()
+        #expect(driver.unreachable?.contains("did not answer the MTU exchange") == true)
+        #expect(driver.adapters[0].runtime.host.connectionHandles.isEmpty)
+        let setup = DUTSetup(dialect: .relay, address: NodeAddress(bytes: []), settings: [:], seed: 1)
+        #expect(throws: LinkFailure.self) { _ = try driver.start(setup) }
     }
 
     /// A driver located on a DUT that advertises but never completes a connection, with short timeouts.
