@@ -25,8 +25,7 @@ start_controllers $((testers + 1)) "${legacy[@]}" || exit 1
 run_adapters=(); for i in $(seq 0 $((testers - 1))); do run_adapters+=(--adapter "${CONTROLLERS[$i]}"); done
 "$bin" node --dialect "$dialect" --adapter "${CONTROLLERS[$testers]}" --ble-address $target "${node_args[@]}" > "$out/node.log" 2>&1 &
 node=$!; CI_PIDS+=($node)
-for _ in $(seq 200); do grep -q '^node ' "$out/node.log" && break; kill -0 $node 2>/dev/null || break; sleep 0.05; done
-grep -q '^node ' "$out/node.log" || { echo "meshconform node did not start:"; cat "$out/node.log"; exit 2; }
+wait_started "$out/node.log" $node || { echo "meshconform node did not start:"; cat "$out/node.log"; exit 2; }
 timeout 300 "$bin" run --dialect "$dialect" "${run_adapters[@]}" --target $target \
   --btsnoop "$out" --json "$out/report.json" "$@" > "$out/run.log" 2>&1
 rc=$?

@@ -50,8 +50,7 @@ start_controllers 3 || exit 2
 "$VENV/bin/python" examples/bumble-dut/dut.py --dialect "$dialect" --adapter "${CONTROLLERS[2]}" --address $target \
   --seed 7 --verbose "${dut_args[@]}" > "$out/dut.log" 2>&1 &
 dut=$!; CI_PIDS+=($dut)
-for _ in $(seq 300); do grep -q '^node ' "$out/dut.log" 2>/dev/null && break; kill -0 $dut 2>/dev/null || break; sleep 0.1; done
-grep -q '^node ' "$out/dut.log" || { echo "the example DUT did not start:"; cat "$out/dut.log"; exit 2; }
+wait_started "$out/dut.log" $dut 300 || { echo "the example DUT did not start:"; cat "$out/dut.log"; exit 2; }
 # A 60 s budget: DDP/BV-06 (1024 envelopes, then the first again) takes 15-35 s on the air, more
 # with a DUT that relays every copy; the retention and reassembly-lifetime checks stay INCONC.
 # timingSlackMs 150: what the driver gives a device on the air when there is no file.

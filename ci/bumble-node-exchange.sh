@@ -15,8 +15,7 @@ legacy=(); [ "$mode" = legacy ] && legacy=(--legacy all)
 start_controllers 3 "${legacy[@]}" || exit 1
 "$bin" node --dialect "$dialect" --adapter "${CONTROLLERS[0]}" --duration 60 --btsnoop "$out" "$@" > "$out/node.log" 2>&1 &
 node=$!; CI_PIDS+=($node)
-for _ in $(seq 200); do grep -q '^node ' "$out/node.log" && break; kill -0 $node 2>/dev/null || break; sleep 0.05; done
-grep -q '^node ' "$out/node.log" || { echo "meshconform node did not start:"; cat "$out/node.log"; exit 1; }
+wait_started "$out/node.log" $node || { echo "meshconform node did not start:"; cat "$out/node.log"; exit 1; }
 timeout 90 "$VENV/bin/python" ci/bumble-peer.py --dialect "$dialect" --a "${CONTROLLERS[1]}" --b "${CONTROLLERS[2]}" > "$out/peer.log" 2>&1
 rc=$?
 kill $node 2>/dev/null; wait $node 2>/dev/null

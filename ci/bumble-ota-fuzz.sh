@@ -17,8 +17,7 @@ target=C0:4D:45:53:48:01
 start_controllers 3 || exit 2
 "$bin" node --dialect "$dialect" --adapter "${CONTROLLERS[2]}" --ble-address $target --conformance-dut "${node_args[@]}" > "$out/node.log" 2>&1 &
 node=$!; CI_PIDS+=($node)
-for _ in $(seq 200); do grep -q '^node ' "$out/node.log" && break; kill -0 $node 2>/dev/null || break; sleep 0.05; done
-grep -q '^node ' "$out/node.log" || { echo "meshconform node did not start:"; cat "$out/node.log"; exit 2; }
+wait_started "$out/node.log" $node || { echo "meshconform node did not start:"; cat "$out/node.log"; exit 2; }
 timeout 600 "$bin" fuzz --dialect "$dialect" --adapter "${CONTROLLERS[0]}" --adapter "${CONTROLLERS[1]}" --target $target \
   --btsnoop "$out" --findings "$out/findings" --json "$out/summary.json" "$@" > "$out/fuzz.log" 2>&1
 rc=$?

@@ -16,8 +16,7 @@ target=C0:4D:45:53:48:01
 start_controllers 3 || exit 1
 "$bin" node --dialect bitchat --adapter "${CONTROLLERS[2]}" --ble-address $target > "$out/node.log" 2>&1 &
 node=$!; CI_PIDS+=($node)
-for _ in $(seq 200); do grep -q '^node ' "$out/node.log" && break; kill -0 $node 2>/dev/null || break; sleep 0.05; done
-grep -q '^node ' "$out/node.log" || { echo "meshconform node did not start:"; cat "$out/node.log"; exit 1; }
+wait_started "$out/node.log" $node || { echo "meshconform node did not start:"; cat "$out/node.log"; exit 1; }
 sleep 0.5; kill $node; wait $node 2>/dev/null
 start=$(date +%s)
 rc=0

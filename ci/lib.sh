@@ -59,3 +59,16 @@ start_controllers() {
 
 # stop_controllers: ends the set start_controllers started last.
 stop_controllers() { kill "$CONTROLLERS_PID" 2>/dev/null; wait "$CONTROLLERS_PID" 2>/dev/null; true; }
+
+# wait_started LOG PID [TENTHS]: waits up to TENTHS x 0.1 s (default 100) for the start line
+# ("node ...") that meshconform node and the example DUT print once on the air, or for PID to
+# exit; true when the line is there.
+wait_started() {
+  local _
+  for _ in $(seq "${3:-100}"); do
+    grep -q '^node ' "$1" 2>/dev/null && return 0
+    kill -0 "$2" 2>/dev/null || break
+    sleep 0.1
+  done
+  grep -q '^node ' "$1" 2>/dev/null
+}
