@@ -43,7 +43,7 @@ let package = Package(
         // LEHost state machine (HCI packets and time in, HCI packets, events and timers out). No dependencies.
         .target(name: "BLEHost"),
         // Check catalog, runner, verdicts, DUT drivers (virtual, process) and reports.
-        .target(name: "Conformance", dependencies: ["MeshNode", "MeshWire", "ChildProcess", "MeshFuzz"]),
+        .target(name: "Conformance", dependencies: ["MeshNode", "MeshWire", "MeshVectors", "ChildProcess", "MeshFuzz"]),
         // An untrusted program on pipes, with deadlines and bounds: external decoders, process DUTs.
         .target(name: "ChildProcess"),
         // The Linux Bluetooth socket calls of the HCI user channel and adapter listing, with the
@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "BLEHostTests", dependencies: ["BLEHost", "MeshNode"]),
         .testTarget(name: "BLERadioTests", dependencies: ["BLERadio", "BLEHost", "HCITransport", "GATTDUT", "Conformance", "MeshNode"]),
         .testTarget(name: "MeshFuzzTests", dependencies: ["MeshFuzz", "PlantedBugs", "BLEHost", "MeshWire", "MeshVectors", "Conformance", "MeshNode"]),
-        .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "MeshNode", "MeshWire", "ChildProcess"]),
+        .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "MeshNode", "MeshWire", "MeshVectors", "ChildProcess"]),
     ]
 )
 

@@ -67,6 +67,10 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case noBeaconRelay = "no-beacon-relay"
     case relayHop255 = "relay-hop-255"
     case ackBeacons = "ack-beacons"
+    case retryTTLDecrement = "retry-ttl-decrement"
+    case noRetryExpiry = "no-retry-expiry"
+    case noLinkLimit = "no-link-limit"
+    case deliverAsDest = "deliver-as-dest"
     /// Stops answering altogether after the first input it refuses or drops as nonsense.
     case crashOnRefused = "crash-on-refused"
     // blemesh only: chunking, reassembly (BLEMESH-R3, R4) and routing (R14 to R17).
@@ -85,11 +89,14 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case noHopPathAppend = "no-hop-path-append"
     case fanOutSqrt = "fanout-sqrt"
     case directedAsBroadcast = "directed-as-broadcast"
+    case holdUnrouted = "hold-unrouted"
+    case lateFailure = "late-failure"
     // bitchat only: TTL cap (BITCHAT-R5), padding (BITCHAT-W7), fragments (BITCHAT-R8).
     case noTTLCap = "no-ttl-cap"
     case unpadFirst = "unpad-first"
     case fragmentKeyByID = "fragment-key-by-id"
     case trustFragmentType = "trust-fragment-type"
+    case noFragmentDedup = "no-fragment-dedup"
     // simple only: seed 000's relay controller (SIMPLE-R5 to R8).
     case noCancel = "no-cancel"
     case flatProbability = "flat-probability"
@@ -129,11 +136,12 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     /// The dialects besides camp and peat, whose engines list what they carry themselves.
     private var listedDialects: Set<DialectName> {
         switch self {
-        case .laxAck, .seqViaDouble, .acceptForged, .noBeacon, .beaconType46, .noBeaconRelay, .relayHop255, .ackBeacons:
+        case .laxAck, .seqViaDouble, .acceptForged, .noBeacon, .beaconType46, .noBeaconRelay, .relayHop255, .ackBeacons,
+             .retryTTLDecrement, .noRetryExpiry, .noLinkLimit, .deliverAsDest:
             [.relay]
         case .ignoreHopPath, .reassembleByMessageID, .inOrderChunksOnly, .overwriteChunks, .trustChunkTotal,
              .badChunkFlags, .rawControl, .noRREP, .noRREQForward, .noAnnounce, .noRERR,
-             .ackNoDestination, .noHopPathAppend, .fanOutSqrt, .directedAsBroadcast:
+             .ackNoDestination, .noHopPathAppend, .fanOutSqrt, .directedAsBroadcast, .holdUnrouted, .lateFailure:
             [.blemesh]
         // relay: relaying at once lies inside RELAY-R6's 0-100 ms window (the app does it), so
         // there no-jitter is the reference node's behaviour, not a deviation a check can fail.
@@ -141,7 +149,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
             [.blemesh, .bitchat, .simple]
         case .noReassemblyExpiry:
             [.blemesh, .bitchat]
-        case .noTTLCap, .unpadFirst, .fragmentKeyByID, .trustFragmentType:
+        case .noTTLCap, .unpadFirst, .fragmentKeyByID, .trustFragmentType, .noFragmentDedup:
             [.bitchat]
         case .noCancel, .flatProbability, .noRelayFields, .noDenseCap:
             [.simple]
@@ -193,6 +201,10 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .noBeaconRelay: "never rebroadcasts beacons (relay app bug 2)"
         case .relayHop255: "rebroadcasts beacons at hop 255 (the hop count wraps to 0)"
         case .ackBeacons: "acks beacons as if they were frames"
+        case .retryTTLDecrement: "lowers its unacked frame's ttl by one each time it resends it (relay app bug 9)"
+        case .noRetryExpiry: "resends its unacked frames to new neighbours forever, past 300 s (relay app bug 9)"
+        case .noLinkLimit: "accepts links beyond seven (relay app bug 10)"
+        case .deliverAsDest: "tells the app the message came from its destination, itself, not its origin (relay app bug 11)"
         case .crashOnRefused: "stops answering after any input it refuses or drops as nonsense"
         case .reassembleByMessageID: "reassembles chunks by messageID alone, mixing copies from two links (blemesh app bug 7)"
         case .inOrderChunksOnly: "drops a chunk that is not the next index expected"
@@ -209,10 +221,13 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .noHopPathAppend: "relays with the hop path unchanged"
         case .fanOutSqrt: "fans a broadcast out to ceil(sqrt(N)) candidates, without the + 1"
         case .directedAsBroadcast: "relays a directed envelope like a broadcast, ignoring neighbours and routes"
+        case .lateFailure: "gives up an unacked message only at the next backoff step (40-45 s) after the third retry, not 10 s after it (blemesh app bug 14)"
+        case .holdUnrouted: "holds a directed envelope with neither neighbour nor route for its destination, then loses it, instead of relaying it to every candidate (blemesh app bug 13)"
         case .noTTLCap: "relays a TTL above 7 as TTL - 1 instead of capping it at 7 first (BITCHAT-R5)"
         case .unpadFirst: "strips anything that looks like PKCS#7 padding before parsing (BITCHAT-W7 says raw first)"
         case .fragmentKeyByID: "reassembles fragments by fragmentID alone, mixing two senders' fragments (BITCHAT-R8.1)"
         case .trustFragmentType: "dispatches a reassembled packet on the fragment header's unauthenticated originalType"
+        case .noFragmentDedup: "exempts fragments from de-duplication: every copy is relayed again (bitchat app bug 5)"
         case .noCancel: "never cancels a scheduled relay when the message is heard again (SIMPLE-R8)"
         case .flatProbability: "relays with probability 1 whatever its degree (SIMPLE-R6)"
         case .noRelayFields: "relays with relayCount, isRelayed and lastRelay unchanged (SIMPLE-R4.3)"

@@ -2,6 +2,7 @@ import ArgumentParser
 import Conformance
 import Foundation
 import MeshNode
+import MeshVectors
 import MeshWire
 
 /// `meshconform list`: the check catalog, as text, JSON, or the markdown of docs/checks.md.
@@ -22,8 +23,22 @@ struct ListCommand: ParsableCommand {
     @Flag(help: "List the reference node's named mutants instead.")
     var mutants = false
 
+    @Flag(help: "The real apps' report card: what each app's profile (`--mutant app`) FAILs, by row of its dialect page's differences table, and the vectors it gets wrong; with --markdown, docs/apps.md.")
+    var apps = false
+
+    @Option(help: "With --apps: the docs folder holding dialects/*.md.")
+    var docs = "docs"
+
+    @Option(help: "With --apps: the golden vector folder.")
+    var vectors = "Vectors"
+
     func run() throws {
         let dialect = try self.dialect.map(parseDialect)
+        if apps {
+            let cards = try appCards(only: dialect)
+            print(markdown ? AppsDocument.markdown(cards) : AppsDocument.text(cards), terminator: "")
+            return
+        }
         let checks = Catalog.all.filter { dialect == nil || $0.dialects.contains(dialect!) }
         if mutants {
             for fault in Fault.allCases { print("\(fault.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0)) \(fault.summary)") }
@@ -47,5 +62,19 @@ struct ListCommand: ParsableCommand {
                 print("\(c.id.padding(toLength: 11, withPad: " ", startingAt: 0)) \(dialects.padding(toLength: width, withPad: " ", startingAt: 0)) \(c.purpose)")
             }
         }
+    }
+
+    private func appCards(only dialect: DialectName?) throws -> [AppCard] {
+        let pages = (docs as NSString).appendingPathComponent("dialects")
+        guard FileManager.default.fileExists(atPath: pages) else {
+            throw UsageError("no dialect pages at \(pages); run from the meshconform checkout or pass --docs PATH/docs")
+        }
+        let tables: [DifferencesTable]
+        let files: [VectorFile]
+        do { tables = try DifferencesTable.loadAll(dialectPages: pages) } catch { throw UsageError("\(error)") }
+        do { files = try VectorFile.loadAll(in: vectors) } catch {
+            throw UsageError("\(error); run from the meshconform checkout or pass --vectors PATH/Vectors")
+        }
+        return AppCard.measure(tables: tables.filter { dialect == nil || $0.dialect == dialect }, vectors: files)
     }
 }

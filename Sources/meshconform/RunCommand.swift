@@ -30,7 +30,7 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("dut-exec"), help: "Command that runs a DUT speaking the stdio protocol (docs/stdio-dut.md).")
     var dutExec: String?
 
-    @Option(help: "Test a named mutant of the reference node instead (see `meshconform list --mutants`); comma-separate to combine.")
+    @Option(help: "Test a named mutant of the reference node instead (see `meshconform list --mutants`); comma-separate to combine; `app`: the dialect's app, every deviation its page documents (`meshconform list --apps`).")
     var mutant: String?
 
     @Option(help: "Only checks whose id matches these globs, comma-separated (e.g. 'RLY/*,DDP/BV-0?').")
@@ -200,14 +200,14 @@ struct RunCommand: ParsableCommand {
             caps.dialect = d
             return Plan(driver: ProcessDriver(command: command, clock: caps.clock), capabilities: [caps])
         }
-        let faults = try parseMutants()
+        let mutants = try parseMutants(mutant)
         // Dialects without a conformance probe have no checks yet: by default they are left
         // out, and asking for one by name is an error rather than an empty "pass".
         if let d = dialect ?? declared?.dialect, !DialectName.probed.contains(d) {
             throw UsageError("dialect \(d.rawValue) has no conformance checks yet (docs/dialects/\(d.rawValue).md section 8); its reference node runs in `meshconform sim`")
         }
         let dialects = dialect.map { [$0] } ?? declared.map { [$0.dialect] } ?? DialectName.probed
-        return Plan(driver: VirtualDriver(faults: faults, persistent: persistent),
+        return Plan(driver: VirtualDriver(mutants: mutants, persistent: persistent),
                     capabilities: dialects.map { declared ?? .referenceNode($0) })
     }
 
@@ -220,9 +220,7 @@ struct RunCommand: ParsableCommand {
         return selected
     }
 
-    private func parseMutants() throws -> Set<Fault> { try parseFaults(mutant) }
-
-    private func loadCapabilities(_ path: String) throws -> Capabilities {
+        private func loadCapabilities(_ path: String) throws -> Capabilities {
         do {
             return try Capabilities.load(path)
         } catch let error as DecodingError {
@@ -258,17 +256,14 @@ struct RunCommand: ParsableCommand {
     }
 }
 
-/// `--mutant a,b`: the named faults of the reference node.
-func parseFaults(_ text: String?) throws -> Set<Fault> {
-    guard let text else { return [] }
-    var faults: Set<Fault> = []
-    for name in text.split(separator: ",") {
-        guard let fault = Fault(rawValue: String(name)) else {
-            throw UsageError("unknown mutant '\(name)'; known: \(Fault.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        faults.insert(fault)
+/// `--mutant a,b`: the named faults of the reference node, and `app`, the dialect's app profile.
+func parseMutants(_ text: String?) throws -> MutantSelection {
+    guard let text else { return MutantSelection() }
+    switch MutantSelection.parse(text) {
+    case .success(let selection): return selection
+    case .failure(let unknown):
+        throw UsageError("unknown mutant '\(unknown.name)'; known: \(AppProfile.mutantName) (the dialect's app profile, `meshconform list --apps`), \(Fault.allCases.map(\.rawValue).joined(separator: ", "))")
     }
-    return faults
 }
 
 func parseDialect(_ name: String) throws -> DialectName {

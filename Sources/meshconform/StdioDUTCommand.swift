@@ -22,12 +22,11 @@ struct StdioDUTCommand: ParsableCommand {
             of input, 2 when the tester's lines break the protocol.
             """)
 
-    @Option(help: "Run a named mutant of the reference node (see `meshconform list --mutants`); comma-separate to combine.")
+    @Option(help: "Run a named mutant of the reference node (see `meshconform list --mutants`); comma-separate to combine; `app`: the dialect's app profile (`meshconform list --apps`).")
     var mutant: String?
 
     func run() throws {
-        let faults = try parseFaults(mutant)
-        var stdio = StdioDUT(faults: faults)
+        var stdio = StdioDUT(mutants: try parseMutants(mutant))
         do {
             try stdio.serve()
         } catch let error as StdioDUT.ProtocolError {
@@ -42,13 +41,13 @@ struct StdioDUTCommand: ParsableCommand {
 struct StdioDUT {
     struct ProtocolError: Error { var reason: String }
 
-    let faults: Set<Fault>
+    let mutants: MutantSelection
     private var node: Node?
     private var timers: [TimerID: Instant] = [:]
     private var input = StdinLines()
     private let origin = ContinuousClock.now
 
-    init(faults: Set<Fault>) { self.faults = faults }
+    init(mutants: MutantSelection) { self.mutants = mutants }
 
     private var now: Instant {
         let d = ContinuousClock.now - origin
@@ -121,7 +120,7 @@ struct StdioDUT {
             guard let seed = UInt64(text) else { throw ProtocolError(reason: "seed \"\(text)\" is not a decimal UInt64") }
             return seed
         } ?? 1
-        let config = NodeConfig(address: try Self.address(fields.string("address")), faults: faults, dialectSettings: settings)
+        let config = NodeConfig(address: try Self.address(fields.string("address")), faults: mutants.faults(for: dialect), dialectSettings: settings)
         node = Node(dialect: dialect, config: config, seed: seed)
         write([("type", .string("ready")), ("version", .integer(1))])
     }

@@ -145,6 +145,8 @@ def relay_packet():
         "AckLength": "An ack header must be exactly 8 bytes (the app's handleAck checks only this).",
         "BodyNotAllowed": "An ack or beacon packet with bytes after its header; the app's receive path does "
                           "not check (body = the rest), a conforming decoder refuses them (trailingBytes).",
+        "AppBug": "The app accepts it (relay.md section 7, row 8: its receive path takes the rest as the body); "
+                  "a conforming decoder must refuse it.",
         "NonCanonical": "Valid but not what a canonical encoder writes: keys not sorted, lowercase UUID, "
                         "`8.0` for 8, whitespace, unknown key; decoders must accept it.",
         "DuplicateKey": "A JSON key given twice: Foundation's JSONDecoder takes the first value "
@@ -198,9 +200,9 @@ def relay_packet():
     t.append(I("ack header of 9 bytes", packet(ACK, b"\x00" + struct.pack(">Q", SEQ_REAL)), "lengthMismatch",
                flags=["AckLength"]))
     t.append(I("ack with a 4-byte body after its 8-byte header", packet(ACK, struct.pack(">Q", SEQ_REAL),
-               b"\xde\xad\xbe\xef"), "trailingBytes", flags=["BodyNotAllowed"]))
+               b"\xde\xad\xbe\xef"), "trailingBytes", flags=["BodyNotAllowed", "AppBug"]))
     t.append(I("beacon ('B') with a body after its JSON header", packet(B, fjson(beacon()), b"\x00"),
-               "trailingBytes", flags=["BodyNotAllowed"]))
+               "trailingBytes", flags=["BodyNotAllowed", "AppBug"]))
     t.append(I("frame header not JSON", packet(F, b"\x01\x02\x03\x04", BODY), "badJSON"))
     t.append(I("frame header is a JSON array", packet(F, fjson([S, RECEIVER_ID, 8, SEQ_REAL]), BODY),
                "wrongType"))

@@ -5,7 +5,7 @@ import MeshWire
 /// ACK checks for rules only blemesh has: acks are control envelopes addressed to the origin
 /// and relayed like any directed envelope (BLEMESH-R6.2, R11, R12).
 extension ACK {
-    static let blemeshChecks = [bv06, bv07, bv08]
+    static let blemeshChecks = [bv06, bv07, bv08, bv10]
 
     static let bv06 = Check("ACK/BV-06", "acks in a control envelope addressed to the origin, ttl = received hop path count + 1",
                             dialects: [.blemesh], needs: [.acks, .links(2)], rules: ["BLEMESH-R11", "BLEMESH-R12", "BLEMESH-R2"]) { t in
@@ -89,5 +89,40 @@ extension ACK {
         let earliest = Duration.seconds(5) - t.parameters.quietPeriod
         try t.expect(!resentLost.isEmpty && resentLost.allSatisfy { $0.time - sentAt >= earliest }, "did not retry its unacked message in the retry window",
                      expected: "the same envelope again 5-11 s after the first send", seen: t.summary(seen))
+    }
+
+    static let bv10 = Check("ACK/BV-10", "gives up its unacked message 10 s after the third retry: a destination linking up later gets no copy",
+                            dialects: [.blemesh], needs: [.upperTester, .links(3)], rules: ["BLEMESH-R13"]) { t in
+        // BLEMESH-R13: retries 5-10 s, 10-15 s, 20-25 s apart (+1 s, the app checks once a
+        // second), so the third is at most 53 s after the first send; failure 10 s after it.
+        let lastRetryBy = Duration.seconds(53) + t.parameters.quietPeriod
+        let ackTimeout = Duration.seconds(10)
+        // 1. Two testers link to the DUT.
+        try t.connect(2)
+        _ = try t.observe(for: t.parameters.answerPeriod)
+        // 2. The upper tester has the DUT send a message to T3, not linked yet; nobody acks it.
+        let payload = Array("meshconform give-up probe".utf8)
+        let sentAt = t.elapsed
+        try t.command(send: payload, to: .tester(3))
+        // 3. The tester watches its first send and three retries on L1.
+        var seen = try t.observe(for: t.parameters.quietPeriod)
+        guard let message = t.ownMessages(in: seen).map(\.message).first(where: { $0.body == payload }) else {
+            throw CheckFailed(reason: "the DUT did not send the message the upper tester asked for",
+                              expected: "an envelope from the DUT to T3", seen: t.summary(seen))
+        }
+        func sends(_ seen: [Observation]) -> [Duration] { seen.filter { $0.message?.key == message.key && $0.link == LinkID(1) }.map(\.time) }
+        while sends(seen).count < 4, t.elapsed - sentAt < lastRetryBy {
+            seen += try t.observe(for: min(.seconds(1), lastRetryBy - (t.elapsed - sentAt)))
+        }
+        guard sends(seen).count >= 4, let third = sends(seen).last else {
+            throw CheckInconclusive(reason: "fewer than three retries on L1 within \(lastRetryBy) of the first send (ACK/BV-08 judges retrying)")
+        }
+        // 4. The tester waits out the ack timeout after the third retry (and the response window).
+        _ = try t.observe(for: third + ackTimeout + t.parameters.responseWindow - t.elapsed)
+        // 5. T3, the destination, links up: the message has failed, so no copy goes to it.
+        try t.linkUp(3)
+        let late = try t.observe(for: t.parameters.answerPeriod)
+        try t.expect(late.allSatisfy { $0.message?.key != message.key }, "still held its message more than 10 s after the third retry",
+                     expected: "no copy of \(message.key) once it failed", seen: t.summary(late))
     }
 }

@@ -4,7 +4,7 @@ import MeshWire
 /// ACK: acknowledgements (RELAY-R4, R7, R8; BLEMESH-R11). None of these checks depends on the
 /// DUT's de-duplication: a duplicate is sent only to see it re-acked, and only the ack counts.
 enum ACK {
-    static let checks = [bv01, bv02, bv03, bv04, bv05, bi01]
+    static let checks = [bv01, bv02, bv03, bv04, bv05, bv09, bi01]
 
     static let bv01 = Check("ACK/BV-01", "acks a message addressed to it, naming it, on the ingress link, within the response window",
                             dialects: [.relay, .blemesh, .camp], needs: [.acks, .links(2)], rules: ["RELAY-R4.1", "RELAY-R7.1", "BLEMESH-R11"]) { t in
@@ -125,6 +125,42 @@ enum ACK {
         }
         try t.expect(resent.isEmpty, "retransmitted its message after it was acked",
                      expected: "no copy of seq \(header.seq)", seen: t.summary(afterLink))
+    }
+
+    static let bv09 = Check("ACK/BV-09", "resends its unacked message only byte for byte (ttl unchanged), and never once it is 300 s old",
+                            dialects: [.relay], needs: [.upperTester, .links(4)], rules: ["RELAY-R8"]) { t in
+        // RELAY-R8: a retransmission MUST NOT go out more than 300 s after the frame was made.
+        let lifetime = Duration.seconds(300)
+        // 1. One tester links to the DUT.
+        try t.connect(1)
+        // 2. The upper tester has the DUT send a message to a stranger; it goes out on L1 and
+        //    is never acked.
+        try t.command(send: Array("meshconform retry probe".utf8), to: .stranger(2))
+        let made = t.elapsed
+        let sentOut = try t.observe(for: t.parameters.quietPeriod)
+        let s2 = t.probe.address(of: .stranger(2))
+        guard let original = t.ownMessages(in: sentOut).map(\.message).first(where: { $0.destination == s2 }) else {
+            throw CheckFailed(reason: "the DUT did not send the message the upper tester asked for",
+                              expected: "a frame from the DUT", seen: t.summary(sentOut))
+        }
+        func copies(_ seen: [Observation]) -> [HeardMessage] { seen.compactMap(\.message).filter { $0.key == original.key } }
+        // 3. T2, then T3 link up. The DUT may resend the message to each new neighbour (a MAY);
+        //    every copy repeats the original byte for byte, ttl included, however often it resends.
+        for tester in [2, 3] {
+            try t.linkUp(tester)
+            let seen = try t.observe(for: t.parameters.answerPeriod)
+            for copy in copies(seen) {
+                try t.expect(copy.ttl == original.ttl && copy.body == original.body, "resent its message changed",
+                             expected: "ttl \(original.ttl) and the body as first sent", seen: "ttl \(copy.ttl), \(copy.body.count)-byte body: \(t.summary(seen))")
+            }
+        }
+        // 4. The tester waits until the message is 300 s old (INCONC past the check's budget).
+        _ = try t.observe(for: lifetime - (t.elapsed - made))
+        // 5. T4 links up: the message is too old to go anywhere.
+        try t.linkUp(4)
+        let late = try t.observe(for: t.parameters.answerPeriod)
+        try t.expect(copies(late).isEmpty, "resent its message more than 300 s after making it",
+                     expected: "no copy of its message on L4", seen: t.summary(late))
     }
 
     static let bi01 = Check("ACK/BI-01", "drops an ack for a seq it never relayed, and keeps relaying",

@@ -91,6 +91,15 @@ enum DDP {
         }
         // 3. The app got it exactly once.
         let deliveries = try t.deliveries(of: sent, in: seen)
+        // A delivery of the payload naming someone else than the origin as the sender.
+        let misnamed = seen.compactMap { o -> NodeAddress? in
+            guard case .delivered(let m) = o.kind, m.payload == sent.payload, m.origin != sent.origin else { return nil }
+            return m.origin
+        }
+        if deliveries.isEmpty, let other = misnamed.first {
+            throw CheckFailed(reason: "delivered naming \(other) as the sender, not the origin", expected: "one delivery from \(sent.origin)",
+                              seen: t.summary(seen))
+        }
         try t.expect(deliveries.count == 1, deliveries.isEmpty ? "the message was never delivered" : "delivered more than once",
                      expected: "one delivery", seen: "\(deliveries.count) deliveries: \(t.summary(seen))")
     }

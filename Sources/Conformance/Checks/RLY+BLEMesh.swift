@@ -5,7 +5,7 @@ import MeshWire
 /// RLY checks for rules only blemesh has: hop paths and split horizon by device id
 /// (BLEMESH-R7), fan-out (R8) and directed relay (R9).
 extension RLY {
-    static let blemeshChecks = [bv11, bv12, bv13, bv14, bv15, bv16]
+    static let blemeshChecks = [bv11, bv12, bv13, bv14, bv15, bv21, bv16]
 
     static let bv11 = Check("RLY/BV-11", "never relays to a neighbour already on the hop path (split horizon by device id)",
                             dialects: [.blemesh], needs: [.relay, .links(3)], rules: ["BLEMESH-R1", "BLEMESH-R7"]) { t in
@@ -95,6 +95,20 @@ extension RLY {
 }
 
 extension RLY {
+    static let bv21 = Check("RLY/BV-21", "relays an envelope for a node with no route and no link to every candidate link, at once",
+                            dialects: [.blemesh], needs: [.relay, .links(3)], rules: ["BLEMESH-R9"]) { t in
+        // 1. Three testers link to the DUT.
+        try t.connect(3)
+        // 2. T1 sends a message from S1 addressed to S2, which is no neighbour and to which the
+        //    DUT has no route.
+        let sent = try t.message(MessageSpec(from: .stranger(1), to: .stranger(2)))
+        try t.send(sent, from: 1)
+        // 3. The DUT relays it on L2 and L3 within the jitter window (no waiting for S2).
+        let seen = try t.observe(for: t.parameters.quietPeriod)
+        try t.expect(t.copies(of: sent, in: seen).map(\.link).sorted() == [LinkID(2), LinkID(3)], "the envelope without a route did not go to every candidate",
+                     expected: "one relay on L2 and one on L3", seen: t.summary(seen))
+    }
+
     static let bv16 = Check("RLY/BV-16", "accepts chunks and envelopes in any JSON form the page allows (order, spacing, 3.0, lowercase UUIDs, unknown keys, null optionals)",
                             dialects: [.blemesh], needs: [.relay, .links(2)], rules: ["BLEMESH-W5", "BLEMESH-R4", "BLEMESH-R7"]) { t in
         let probe = try t.probe(BLEMeshProbe.self)

@@ -3,7 +3,7 @@ import MeshWire
 
 /// RLY: relaying (RELAY-R5, R6; BLEMESH-R7 to R10).
 enum RLY {
-    static let checks = [bv01, bv02, bv03, bv04, bv05, bv06, bv07, bv08, bv09, bv10]
+    static let checks = [bv01, bv02, bv03, bv04, bv05, bv06, bv07, bv08, bv09, bv10, bv19]
 
     static let bv01 = Check("RLY/BV-01", "relays a message for another node once per other link, TTL one less, body untouched",
                             dialects: [.relay, .blemesh, .bitchat, .simple, .peat], needs: [.relay, .links(3)], rules: ["RELAY-R5.3", "RELAY-R5.4", "BLEMESH-R7", "BLEMESH-R8", "PEAT-R3", "BITCHAT-R5", "BITCHAT-R6.4", "SIMPLE-R4.3"]) { t in
@@ -169,6 +169,23 @@ enum RLY {
                      expected: "a relay on L2", seen: t.summary(seen))
         try t.expect(copies.allSatisfy { $0.message.ttl == 4 && $0.message.body == sent.body }, "relayed with wrong TTL or body",
                      expected: "ttl 4, body as sent", seen: copies.map { "ttl \($0.message.ttl)" }.joined(separator: ", "))
+    }
+
+    static let bv19 = Check("RLY/BV-19", "keeps at most seven links: an eighth is dropped",
+                            dialects: [.relay], needs: [.links(7)], rules: ["RELAY-R11"]) { t in
+        // The check offers a link beyond the DUT's seven: the tester must have an eighth.
+        if let bound = t.capabilities.maxLinksReason {
+            throw CheckNotApplicable("needs an eighth tester link, beyond the DUT's seven; the bench gives \(t.capabilities.maxLinks) (\(bound))")
+        }
+        // 1. Seven testers link to the DUT.
+        try t.connect(7)
+        // 2. An eighth links up.
+        try t.linkUp(8)
+        // 3. The DUT drops a link (RELAY-R11: it disconnects one beyond seven).
+        let seen = try t.observe(for: t.parameters.answerPeriod)
+        let dropped = seen.compactMap { if case .disconnected(let link) = $0.kind { link } else { nil } }
+        try t.expect(!dropped.isEmpty, "kept eight links",
+                     expected: "one of the eight links dropped", seen: t.summary(seen))
     }
 }
 

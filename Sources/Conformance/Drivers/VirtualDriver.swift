@@ -13,19 +13,26 @@ import MeshNode
 /// ignores the id and identity settings the tester assigns, so the tester must learn it
 /// (Capabilities.keepsOwnIdentity) or declare it.
 public struct VirtualDriver: DUTDriver {
-    public var faults: Set<Fault>
+    /// The faults, and whether each dialect's app profile comes on top (`--mutant app`).
+    public var mutants: MutantSelection
     public let persistent: Bool
     public let ownIdentity: Bool
     private let kept = KeptNodes()
 
     public init(faults: Set<Fault> = [], persistent: Bool = false, ownIdentity: Bool = false) {
-        self.faults = faults
+        self.init(mutants: MutantSelection(faults: faults), persistent: persistent, ownIdentity: ownIdentity)
+    }
+
+    public init(mutants: MutantSelection, persistent: Bool = false, ownIdentity: Bool = false) {
+        self.mutants = mutants
         self.persistent = persistent
         self.ownIdentity = ownIdentity
     }
 
+    public var faults: Set<Fault> { mutants.faults }
+
     public var name: String {
-        let node = faults.isEmpty ? "reference node" : "mutant \(faults.map(\.rawValue).sorted().joined(separator: "+"))"
+        let node = mutants.isEmpty ? "reference node" : "mutant \(mutants.name)"
         let modes = (persistent ? ["one node for the whole run"] : []) + (ownIdentity ? ["its own identity"] : [])
         return node + " (virtual radio\(modes.map { ", " + $0 }.joined()))"
     }
@@ -47,6 +54,7 @@ public struct VirtualDriver: DUTDriver {
     }
 
     private func makeDUT(_ setup: DUTSetup) -> VirtualDUT {
+        let faults = mutants.faults(for: setup.dialect)
         let config = ownIdentity
             ? NodeConfig(address: Self.ownAddress, faults: faults, dialectSettings: setup.settings.filter { !Self.identitySettings.contains($0.key) })
             : NodeConfig(address: setup.address, faults: faults, dialectSettings: setup.settings)

@@ -239,7 +239,8 @@ struct BLEMeshEngine: DialectEngine {
             message.timer = timer
             pending[messageID] = message
             purposes[timer] = .retry(messageID)
-            let next = message.retries < 3 ? retryDelay(message.retries) : Self.ackTimeout
+            // Mutant late-failure (app bug 14): the ack timeout is unused; failure waits for the next backoff step.
+            let next = message.retries < 3 || config.faults.contains(.lateFailure) ? retryDelay(message.retries) : Self.ackTimeout
             // The same envelope: same id and sequenceNumber.
             let destination = message.envelope.destinationID ?? nodeID
             return send(message.envelope, on: directedLinks(for: destination, candidates: allLinks(), at: now), at: now)
@@ -386,6 +387,9 @@ struct BLEMeshEngine: DialectEngine {
             targets = candidates   // mutant: a directed control envelope goes to every candidate
         } else if let destination = envelope.destinationID, !config.faults.contains(.directedAsBroadcast) {
             targets = directedLinks(for: destination, candidates: candidates, at: now)   // BLEMESH-R9
+                // Mutant hold-unrouted (app bug 13): with neither neighbour nor route, it waits
+                // for the destination to connect and loses the envelope; it never floods it.
+                .filter { _ in !config.faults.contains(.holdUnrouted) || routes.use(destination, at: now) != nil || links.values.contains(destination) }
         } else if config.relayPolicy == .dialect {
             targets = fanOut(candidates)   // BLEMESH-R8
         } else {

@@ -143,7 +143,9 @@ struct BitchatEngine: DialectEngine {
         let isCopy = packet.type != BitchatMessageType.fragment.rawValue
         if isCopy { counters.copiesReceived += 1 }
         // BITCHAT-R3: a key already held is a duplicate (and cancels a probabilistic relay).
-        if seen.contains(key, at: now) {
+        // Mutant no-fragment-dedup (app bug 5): fragments are never duplicates.
+        let exempt = !isCopy && config.faults.contains(.noFragmentDedup)
+        if !exempt, seen.contains(key, at: now) {
             if isCopy { counters.duplicateCopies += 1 }
             if !config.faults.contains(.noDedup) {
                 if config.faults.contains(.doubleDeliver), let message = deliverable(packet) { return [.deliver(message)] }

@@ -123,7 +123,8 @@ struct RelayEngine: DialectEngine {
 
     private mutating func linkUp(_ link: LinkID, at now: Instant) -> [NodeAction] {
         // RELAY-R11: at most 7 links; one beyond is disconnected (and never used meanwhile).
-        guard links.count < Self.maxNeighbours || links.contains(link) else { return [.disconnect(link)] }
+        // Mutant no-link-limit (app bug 10): takes every link it is offered.
+        guard links.count < Self.maxNeighbours || links.contains(link) || config.faults.contains(.noLinkLimit) else { return [.disconnect(link)] }
         links.insert(link)
         var actions: [NodeAction] = []
         // RELAY-R9: beacons run while at least one link is up.
@@ -132,9 +133,18 @@ struct RelayEngine: DialectEngine {
             beaconTimer = id
             actions.append(.setTimer(id, at: now + Self.beaconPeriod))
         }
-        // RELAY-R8 (MAY): frames not yet acked go to the new neighbour, byte for byte, ttl 8.
-        for (_, frame) in outstanding.sorted(by: { $0.key < $1.key }) where now - frame.created < Self.retention {
-            actions.append(.send(frame.packet, on: link))
+        // RELAY-R8 (MAY): frames not yet acked go to the new neighbour, byte for byte, ttl 8,
+        // and none more than 300 s after it was made. Mutants (app bug 9): no-retry-expiry
+        // resends forever; retry-ttl-decrement lowers the stored frame's ttl by one per resend.
+        for (seq, frame) in outstanding.sorted(by: { $0.key < $1.key })
+        where now - frame.created < Self.retention || config.faults.contains(.noRetryExpiry) {
+            var packet = frame.packet
+            if config.faults.contains(.retryTTLDecrement), case .frame(var header, let body)? = try? RelayPacket(decoding: packet[...]), header.ttl > 1 {
+                header.ttl -= 1
+                packet = RelayPacket.frame(header, body: body).encoded()
+                outstanding[seq]?.packet = packet
+            }
+            actions.append(.send(packet, on: link))
         }
         return actions
     }
@@ -313,7 +323,9 @@ struct RelayEngine: DialectEngine {
               let plaintext = try? sealed.open(key: key)
         else { return nil }
         // RELAY-R4.1: the sender named is `origin`.
-        return AppMessage(origin: NodeAddress(header.origin), destination: NodeAddress(header.dest), payload: plaintext, messageID: String(header.seq))
+        // Mutant deliver-as-dest (app bug 11): the app names `dest`, itself, as the sender.
+        let sender = config.faults.contains(.deliverAsDest) ? header.dest : header.origin
+        return AppMessage(origin: NodeAddress(sender), destination: NodeAddress(header.dest), payload: plaintext, messageID: String(header.seq))
     }
 
     /// RELAY-R7.1: the ack, `61 00 08 <seq>`, on the ingress link, within the jitter window.
