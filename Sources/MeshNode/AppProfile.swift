@@ -28,7 +28,7 @@ public enum AppProfile {
              .retryTTLDecrement, .noRetryExpiry, .noLinkLimit, .deliverAsDest]
         case .blemesh:
             [.rawControl, .ackNoDestination, .ignoreHopPath, .noReack, .reassembleByMessageID, .trustChunkTotal, .overwriteChunks,
-             .noJitter, .holdUnrouted, .lateFailure]
+             .refuseSigned, .noJitter, .holdUnrouted, .lateFailure]
         case .bitchat:
             [.noFragmentDedup, .trustFragmentType]
         case .simple:

@@ -91,6 +91,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case directedAsBroadcast = "directed-as-broadcast"
     case holdUnrouted = "hold-unrouted"
     case lateFailure = "late-failure"
+    case refuseSigned = "refuse-signed"
     // bitchat only: TTL cap (BITCHAT-R5), padding (BITCHAT-W7), fragments (BITCHAT-R8).
     case noTTLCap = "no-ttl-cap"
     case unpadFirst = "unpad-first"
@@ -141,7 +142,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
             [.relay]
         case .ignoreHopPath, .reassembleByMessageID, .inOrderChunksOnly, .overwriteChunks, .trustChunkTotal,
              .badChunkFlags, .rawControl, .noRREP, .noRREQForward, .noAnnounce, .noRERR,
-             .ackNoDestination, .noHopPathAppend, .fanOutSqrt, .directedAsBroadcast, .holdUnrouted, .lateFailure:
+             .ackNoDestination, .noHopPathAppend, .fanOutSqrt, .directedAsBroadcast, .holdUnrouted, .lateFailure, .refuseSigned:
             [.blemesh]
         // relay: relaying at once lies inside RELAY-R6's 0-100 ms window (the app does it), so
         // there no-jitter is the reference node's behaviour, not a deviation a check can fail.
@@ -222,6 +223,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .fanOutSqrt: "fans a broadcast out to ceil(sqrt(N)) candidates, without the + 1"
         case .directedAsBroadcast: "relays a directed envelope like a broadcast, ignoring neighbours and routes"
         case .lateFailure: "gives up an unacked message only at the next backoff step (40-45 s) after the third retry, not 10 s after it (blemesh app bug 14)"
+        case .refuseSigned: "drops every envelope that carries a signature, as one whose signature fails to verify (blemesh app bug 10, 471fcaea)"
         case .holdUnrouted: "holds a directed envelope with neither neighbour nor route for its destination, then loses it, instead of relaying it to every candidate (blemesh app bug 13)"
         case .noTTLCap: "relays a TTL above 7 as TTL - 1 instead of capping it at 7 first (BITCHAT-R5)"
         case .unpadFirst: "strips anything that looks like PKCS#7 padding before parsing (BITCHAT-W7 says raw first)"

@@ -5,7 +5,7 @@ import MeshWire
 /// RLY checks for rules only blemesh has: hop paths and split horizon by device id
 /// (BLEMESH-R7), fan-out (R8) and directed relay (R9).
 extension RLY {
-    static let blemeshChecks = [bv11, bv12, bv13, bv14, bv15, bv21, bv16]
+    static let blemeshChecks = [bv11, bv12, bv13, bv14, bv15, bv21, bv16, bv22]
 
     static let bv11 = Check("RLY/BV-11", "never relays to a neighbour already on the hop path (split horizon by device id)",
                             dialects: [.blemesh], needs: [.relay, .links(3)], rules: ["BLEMESH-R1", "BLEMESH-R7"]) { t in
@@ -138,5 +138,23 @@ extension RLY {
         try t.expect(!copies.isEmpty, "a valid non-canonical envelope was refused", expected: "a relay on L2", seen: t.summary(seen))
         try t.expect(copies.allSatisfy { $0.message.ttl == 2 && $0.message.body == sent.body }, "relayed with wrong TTL or payload",
                      expected: "ttl 2, payload as sent", seen: copies.map { "ttl \($0.message.ttl), \($0.message.body.count) bytes" }.joined(separator: "; "))
+    }
+
+    static let bv22 = Check("RLY/BV-22", "relays an envelope whatever its signature: one no key verifies is not refused",
+                            dialects: [.blemesh], needs: [.relay, .links(2)], rules: ["BLEMESH-R6"]) { t in
+        let probe = try t.probe(BLEMeshProbe.self)
+        // 1. Two testers link to the DUT.
+        try t.connect(2)
+        // 2. T1 sends a broadcast from S1 carrying a 64-byte signature that no key verifies.
+        let sent = try t.message(MessageSpec(from: .stranger(1), to: nil, ttl: 3))
+        var e = probe.envelope(of: sent, via: 1)
+        e.signature = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        for c in BLEMeshProbe.split(e.encoded(), messageID: e.id, pieceSize: Chunker.payloadPerChunk) {
+            try t.write(c.encoded(), from: 1, what: "chunk \(c.chunkIndex)/\(c.totalChunks) of \(BLEMeshProbe.short(e.id)), signed with garbage")
+        }
+        // 3. The DUT relays it on L2.
+        let seen = try t.observe(for: t.parameters.quietPeriod)
+        try t.expect(t.copies(of: sent, in: seen).contains { $0.link == LinkID(2) }, "refused an envelope for its signature",
+                     expected: "a relay on L2", seen: t.summary(seen))
     }
 }

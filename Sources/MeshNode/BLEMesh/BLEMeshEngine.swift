@@ -275,6 +275,12 @@ struct BLEMeshEngine: DialectEngine {
             refuse()
             return []
         }
+        // BLEMESH-R6: a signature is never a reason to refuse. Mutant refuse-signed (app bug 10,
+        // 471fcaea): its verification fails on every signed envelope, which it then drops.
+        if config.faults.contains(.refuseSigned), envelope.signature != nil {
+            refuse()
+            return []
+        }
         return envelopeReceived(envelope, on: link, at: now)
     }
 
