@@ -24,6 +24,14 @@ public struct ByteReader {
         return bytes[index..<index + count]
     }
 
+    /// Steps over `count` bytes without making a slice of them.
+    public mutating func skip(_ count: Int) throws(WireError) {
+        guard count >= 0, count <= remaining else {
+            throw .truncated(need: count, have: remaining, at: offset)
+        }
+        index += count
+    }
+
     public mutating func readRest() -> ArraySlice<UInt8> {
         defer { index = bytes.endIndex }
         return bytes[index...]
@@ -47,6 +55,7 @@ public struct ByteReader {
 
     // Integers are read in place: no slice of the input is made for them (a slice is a
     // reference to the input's storage, so a retain and a release per field).
+    @inline(__always)
     private mutating func readBE(_ width: Int) throws(WireError) -> UInt64 {
         guard remaining >= width else { throw .truncated(need: width, have: remaining, at: offset) }
         var value: UInt64 = 0
@@ -55,6 +64,7 @@ public struct ByteReader {
         return value
     }
 
+    @inline(__always)
     private mutating func readLE(_ width: Int) throws(WireError) -> UInt64 {
         guard remaining >= width else { throw .truncated(need: width, have: remaining, at: offset) }
         var value: UInt64 = 0
