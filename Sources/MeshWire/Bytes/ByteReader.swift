@@ -40,18 +40,18 @@ public struct ByteReader {
     /// The next byte, not consumed; nil at the end.
     public func peekU8() -> UInt8? { isAtEnd ? nil : bytes[index] }
 
-    public mutating func readU8() throws(WireError) -> UInt8 {
+    @inline(__always) public mutating func readU8() throws(WireError) -> UInt8 {
         guard remaining >= 1 else { throw .truncated(need: 1, have: 0, at: offset) }
         defer { index += 1 }
         return bytes[index]
     }
 
-    public mutating func readU16BE() throws(WireError) -> UInt16 { try UInt16(truncatingIfNeeded: readBE(2)) }
-    public mutating func readU32BE() throws(WireError) -> UInt32 { try UInt32(truncatingIfNeeded: readBE(4)) }
-    public mutating func readU64BE() throws(WireError) -> UInt64 { try readBE(8) }
-    public mutating func readU16LE() throws(WireError) -> UInt16 { try UInt16(truncatingIfNeeded: readLE(2)) }
-    public mutating func readU32LE() throws(WireError) -> UInt32 { try UInt32(truncatingIfNeeded: readLE(4)) }
-    public mutating func readU64LE() throws(WireError) -> UInt64 { try readLE(8) }
+    @inline(__always) public mutating func readU16BE() throws(WireError) -> UInt16 { try UInt16(truncatingIfNeeded: readBE(2)) }
+    @inline(__always) public mutating func readU32BE() throws(WireError) -> UInt32 { try UInt32(truncatingIfNeeded: readBE(4)) }
+    @inline(__always) public mutating func readU64BE() throws(WireError) -> UInt64 { try readBE(8) }
+    @inline(__always) public mutating func readU16LE() throws(WireError) -> UInt16 { try UInt16(truncatingIfNeeded: readLE(2)) }
+    @inline(__always) public mutating func readU32LE() throws(WireError) -> UInt32 { try UInt32(truncatingIfNeeded: readLE(4)) }
+    @inline(__always) public mutating func readU64LE() throws(WireError) -> UInt64 { try readLE(8) }
 
     // Integers are read in place: no slice of the input is made for them (a slice is a
     // reference to the input's storage, so a retain and a release per field).
