@@ -40,7 +40,7 @@ extension FuzzCommand {
         // A DUT the tester can no longer link to is a finding here, not a reason to stop.
         plan.radio?.options.unreachableAfter = 0
         // Inputs as Write Commands where the DUT's characteristic allows them: no round trip each.
-        plan.radio?.options.writeCommandsWhereAllowed = true
+        plan.radio?.options.writeCommandsWhereAllowed = !writeRequests
         guard let caps = plan.capabilities.first else { throw UsageError("no dialect to fuzz") }
 
         var configuration = OTAFuzzConfiguration()
