@@ -67,9 +67,11 @@ struct OTAFuzzTests {
         let summary = try OTAFuzzCampaign(driver: VirtualDriver(), capabilities: .referenceNode(dialect),
                                           configuration: Self.configuration(findings, inputs: 2000)).run()
         #expect(summary.exitStatus == 0 && summary.findings.isEmpty && summary.inconclusive == nil, "\(summary.text)")
-        #expect(summary.inputs == 2000 && summary.batches == 125)
+        // A mutant's units (a chunk set, fragments) stay in one batch: a batch may run over
+        // its 16 by the rest of its last mutant.
+        #expect(summary.inputs >= 2000 && summary.inputs < 2000 + OTAInputs.maxInner / 100 && summary.batches <= 125)
         // Sessions are renewed every 32 batches.
-        #expect(summary.dutStarts == 4)
+        #expect(summary.dutStarts == (summary.batches + 31) / 32)
     }
 
     /// Every later death of the same bug is a duplicate of the first finding, not a new one.
