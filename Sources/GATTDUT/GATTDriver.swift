@@ -43,6 +43,11 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
         /// unreachable: every later check is INCONC at once. 0: never (over-the-air fuzzing,
         /// where a DUT that cannot be linked is the finding).
         public var unreachableAfter = 2
+        /// Write a value that fits ATT_MTU - 3 as a Write Command whenever the DUT's packet
+        /// characteristic declares Write Without Response, whatever write the binding's apps
+        /// use: no ATT round trip per value (over-the-air fuzzing's throughput). The DUT's
+        /// answer to a write request (an ATT error) is then not seen.
+        public var writeCommandsWhereAllowed = false
         /// Tester identities asked of each adapter with LE extended advertising (one per
         /// advertising set and own address), and links planned in all: the catalog's largest
         /// check needs 6 links, and every link is one more central the DUT must hold.
@@ -70,10 +75,10 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
     /// check is ERROR and the CLI stops with exit 2 and this text.
     public private(set) var adapterFailure: String?
     /// Why the DUT is unreachable, once `unreachableAfter` checks in a row could not bring
-    /// their links up: every later check is INCONC without being tried, and the CLI ends with
-    /// one summary line and exit 1.
+    /// their links up or found it no longer answering: every later check is INCONC without
+    /// being tried, and the CLI ends with one summary line and exit 1.
     public private(set) var unreachable: String?
-    /// Checks in a row whose links could not be brought up, and the last one's reason.
+    /// Checks in a row whose links could not be brought up (or whose DUT stopped answering).
     private var linkSetupFailures = 0
     /// The DUT's service layout, learnt by the first discovery and reused (GATT handles of a
     /// device do not change while it runs; a stale cache shows as a failed subscribe and is redone).
@@ -352,12 +357,13 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
 
     func markFailed(_ text: String) { if adapterFailure == nil { adapterFailure = text } }
 
-    /// A session's end: counts checks in a row whose links could not be brought up.
+    /// A session's end: counts checks in a row whose links could not be brought up or whose
+    /// DUT stopped answering (`GATTSession.unreachableReason`).
     func checkEnded(linkSetupFailure: String?, linkCameUp: Bool) {
         if let linkSetupFailure {
             linkSetupFailures += 1
             if options.unreachableAfter > 0, linkSetupFailures >= options.unreachableAfter, unreachable == nil {
-                unreachable = "the links of \(linkSetupFailures) checks in a row could not be brought up; the last: \(linkSetupFailure)"
+                unreachable = "\(linkSetupFailures) checks in a row could not reach the DUT (their links could not be brought up, or it stopped answering); the last: \(linkSetupFailure)"
             }
         } else if linkCameUp {
             linkSetupFailures = 0
