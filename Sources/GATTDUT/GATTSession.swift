@@ -52,6 +52,8 @@ final class GATTSession: DUTSession {
     private var inbound: [Int: [UInt16: Inbound]] = [:]
     private var pending: [DUTOutput] = []
     private var produced = 0
+    /// Values the tester wrote (the flood bound grows with them).
+    private var inputs = 0
     private var failure: (any Error)?
     /// For the driver's count of checks whose links could not be brought up.
     private var linkSetupFailure: String?
@@ -101,6 +103,7 @@ final class GATTSession: DUTSession {
                 }
             }
         case .received(let bytes, let link):
+            inputs += 1
             let adapter = driver.adapter(of: try identity(link))
             guard let up = links[link.raw] else {
                 if dropped.contains(link.raw) { return }
@@ -471,8 +474,8 @@ final class GATTSession: DUTSession {
 
     private func record(_ output: DUTOutput) throws {
         produced += 1
-        guard produced <= maxOutputsPerSession else {
-            let f = DUTFailure("the DUT produced more than \(maxOutputsPerSession) outputs in one check (flood)")
+        guard produced <= maxOutputs(afterInputs: inputs) else {
+            let f = DUTFailure("the DUT produced more than \(maxOutputs(afterInputs: inputs)) outputs in one check, \(inputs) values written (flood)")
             failure = f
             throw f
         }

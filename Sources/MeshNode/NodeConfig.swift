@@ -54,6 +54,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case relayForMe = "relay-for-me"
     case smallDedupCache = "small-dedup-cache"
     case shortRetention = "short-retention"
+    case evictArbitrary = "evict-arbitrary"
     case noReack = "no-reack"
     case dropForeignAcks = "drop-foreign-acks"
     case floodAcks = "flood-acks"
@@ -151,7 +152,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         // Shared deviations, carried by every engine that has the rule they break: bitchat
         // has no acks (BITCHAT-R10), simple no acks and no destination (SIMPLE-R2, R9).
         case .noDedup, .noTTLDecrement, .relayTTLOne, .relayToSender, .doubleDeliver, .crashOnTruncated, .lateRelay,
-             .relayOwn, .smallDedupCache, .shortRetention, .crashOnRefused:
+             .relayOwn, .smallDedupCache, .shortRetention, .evictArbitrary, .crashOnRefused:
             [.relay, .blemesh, .bitchat, .simple]
         case .dedupByOrigin, .relayForMe:
             [.relay, .blemesh, .bitchat]
@@ -180,6 +181,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .relayForMe: "relays messages addressed to itself too"
         case .smallDedupCache: "keeps only 16 de-duplication entries"
         case .shortRetention: "forgets de-duplication entries after 10 s"
+        case .evictArbitrary: "evicts an arbitrary id, not the oldest, when its de-duplication cache is full (camp app row 2)"
         case .noReack: "does not ack a duplicate again"
         case .dropForeignAcks: "drops acks for messages it relayed instead of passing them back (relay app bug 7)"
         case .floodAcks: "forwards an ack it cannot match on every other link"

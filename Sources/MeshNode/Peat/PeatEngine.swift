@@ -44,8 +44,7 @@ struct PeatEngine: DialectEngine {
         rng = SeededRandom(seed: seed)
         links = EngineLinks(faults: config.faults)
         scheduler = RelayScheduler(policy: config.relayPolicy, noJitter: config.faults.contains(.noJitter))
-        seen = DedupCache(capacity: config.faults.contains(.smallDedupCache) ? 16 : Self.dedupCapacity,
-                          retention: config.faults.contains(.shortRetention) ? .seconds(10) : Self.retention)
+        seen = DedupCache(seenBy: config.faults, capacity: Self.dedupCapacity, retention: Self.retention)
         epochMs = UInt64((config.dialectSettings["epoch"].flatMap(Double.init) ?? 1_746_230_400) * 1000)
     }
 
@@ -255,7 +254,7 @@ extension Fault {
     /// The generic mutants the peat reference node carries (its own are listed in `dialects`).
     static let carriedByPeat: Set<Fault> = [.noDedup, .noTTLDecrement, .relayTTLOne, .relayToSender, .crashOnTruncated,
                                              .crashOnRefused, .lateRelay, .clampTTL, .dedupByOrigin, .relayOwn,
-                                             .smallDedupCache, .shortRetention, .doubleDeliver,
+                                             .smallDedupCache, .shortRetention, .evictArbitrary, .doubleDeliver,
                                              .ownHopBudget, .noDocumentPeriod, .noMergeResend, .emergencyOverwrite,
                                              .olderEmergencyReplaces, .noEmergencyAck]
 }
