@@ -7,9 +7,6 @@
 # report:
 #   - conforming DUT: no check FAILs;
 #   - with --bug NAME: exactly the checks that bug breaks (EXPECTED below) FAIL, no other.
-# Checks listed in TESTER_FALSE_FAILS may FAIL in either mode without counting: they are
-# false FAILs of the tester against such a device, each explained in docs/radio.md ("Against
-# the example DUT"); the list shrinks as the tester is fixed.
 # Files: .build/radio/dut-DIALECT[-BUG]/ (dut.log, run.log, report.json, btsnoop captures).
 # Exit 0 when the verdicts are the expected ones, 1 when not, 2 when the run could not be made.
 set -uo pipefail
@@ -32,10 +29,6 @@ declare -A EXPECTED=(
   [blemesh:no-dedup]="DDP/BV-01 DDP/BV-02 DDP/BV-06 DDP/BV-11"
   [blemesh:relay-to-sender]="RLY/BV-01 RLY/BV-03 RLY/BV-11 RLY/BV-13"
   [blemesh:no-reack]="ACK/BV-02 FRG/BV-03"
-)
-declare -A TESTER_FALSE_FAILS=(
-  [bitchat]=""
-  [blemesh]="RTE/BV-03"
 )
 
 if [ -n "$bug" ] && [ -z "${EXPECTED[$dialect:$bug]:-}" ]; then
@@ -63,5 +56,4 @@ stop_controllers
 if [ $rc -ge 2 ] || [ ! -s "$out/report.json" ]; then
   cat "$out/run.log"; echo "--- DUT log ($out/dut.log)"; tail -20 "$out/dut.log"; exit 2
 fi
-"$VENV/bin/python" ci/failed-checks.py "$out/report.json" --exactly "${EXPECTED[$dialect:$bug]:-}" \
-  --tolerate "${TESTER_FALSE_FAILS[$dialect]}" || { echo "(run log: $out/run.log, DUT log: $out/dut.log)"; exit 1; }
+"$VENV/bin/python" ci/failed-checks.py "$out/report.json" --exactly "${EXPECTED[$dialect:$bug]:-}" || { echo "(run log: $out/run.log, DUT log: $out/dut.log)"; exit 1; }

@@ -2,8 +2,7 @@
 
 --only-group G: at least one check failed, and every FAIL or ERROR is in group G
 (used to show that a DUT with one planted bug fails exactly the checks about it).
---exactly "ID ID ...": the checks that FAIL or ERROR are exactly these (none when empty);
-with --tolerate "ID ...", those may FAIL too without counting (known tester false FAILs)."""
+--exactly "ID ID ...": the checks that FAIL or ERROR are exactly these (none when empty)."""
 import argparse
 import json
 import sys
@@ -13,7 +12,6 @@ parser.add_argument("report")
 mode = parser.add_mutually_exclusive_group(required=True)
 mode.add_argument("--only-group")
 mode.add_argument("--exactly", metavar="IDS")
-parser.add_argument("--tolerate", default="", metavar="IDS")
 args = parser.parse_args()
 
 with open(args.report) as f:
@@ -28,12 +26,9 @@ if args.only_group is not None:
         print(f"expected failures in {args.only_group} only; outside it: {', '.join(outside) or 'none'}")
         sys.exit(1)
     sys.exit(0)
-expected, tolerated = set(args.exactly.split()), set(args.tolerate.split())
-unexpected = [i for i in failed if i not in expected and i not in tolerated]
+expected = set(args.exactly.split())
+unexpected = [i for i in failed if i not in expected]
 missing = sorted(expected - set(failed))
-tolerated_seen = [i for i in failed if i in tolerated and i not in expected]
-if tolerated_seen:
-    print("known tester false FAILs (docs/radio.md): " + ", ".join(tolerated_seen))
 if unexpected or missing:
     if unexpected:
         print("FAILed but should not: " + ", ".join(unexpected))

@@ -18,6 +18,19 @@ frames and beacons coming back. meshconform's DDP checks fail it. --retention SE
 shortens how long the cache remembers (the page's minimum is 300 s): with 60, only the
 retention check (DDP/BV-07) fails.
 
+--bug NAME plants one bug a real app could have (several may be given), each a crash or hang
+that meshconform's over-the-air fuzzer must find (docs/fuzzing.md, "Planted bugs in the example
+DUTs"; examples/bitchat-dut.py and examples/blemesh-dut.py have the same classes):
+  ttl-int64     a header whose `ttl` or `hop` is beyond a signed 64-bit integer: read into an
+                Int64 before the range check (boundary integer)
+  length-max    a packet whose header length is 0xFFFF, the field's maximum: the header buffer
+                is reserved as length + 1 in 16 bits, which wraps to 0 (maximal length field)
+  hop-hang      a beacon whose `hop` is 255: a u8 counter walks up to it and wraps (a hang on
+                one input)
+  dup-ttl       a frame seen before (same origin and seq) arriving again with another `ttl`:
+                the cached TTL is asserted equal (a crash on a sequence of two inputs)
+The relay formats have no list field, so the long-list class is planted in the other two.
+
 Needs Python 3.11 and the `cryptography` package.
 """
 import argparse
@@ -54,6 +67,8 @@ MAX_PACKET = 512
 JITTER = (0.0, 0.050)
 
 FRAME, ACK, BEACON = 0x46, 0x61, 0x42
+BUGS = ("ttl-int64", "length-max", "hop-hang", "dup-ttl")
+PLANTED = set()  # the --bug names given
 UUID_TEXT = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
 
 
@@ -100,6 +115,8 @@ def json_object(raw):
 def integer(o, key, lo, hi):
     """An integral JSON number in any form (8, 8.0, 8e0), exactly, in lo...hi."""
     v = o.get(key)
+    if "ttl-int64" in PLANTED and key in ("ttl", "hop") and isinstance(v, int):
+        struct.pack(">q", v)  # the planted bug: stored as an Int64 before the range check
     if isinstance(v, decimal.Decimal):
         if v.adjusted() > 25 or v != v.to_integral_value():
             raise Refused("wrongType or out of range")
@@ -126,6 +143,8 @@ def decode(packet):
     if len(packet) < 3 or packet[0] not in (FRAME, ACK, BEACON):
         raise Refused("truncated or unknown type")
     (length,) = struct.unpack(">H", packet[1:3])
+    if "length-max" in PLANTED:
+        bytearray((length + 1) & 0xFFFF)[length] = 0  # the planted bug: a 16-bit size wraps
     if len(packet) < 3 + length:
         raise Refused("truncated")
     header, body = packet[3:3 + length], packet[3 + length:]
@@ -135,7 +154,7 @@ def decode(packet):
         return "ack", struct.unpack(">Q", header)[0]
     try:
         o = json_object(header)
-    except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError included
+    except (ValueError, RecursionError, decimal.InvalidOperation) as e:  # JSONDecodeError and UnicodeDecodeError included
         raise Refused(f"badJSON: {e}")
     if packet[0] == FRAME:
         return "frame", {"origin": node_id(o, "origin"), "dest": node_id(o, "dest"),
@@ -233,6 +252,7 @@ class RelayNode:
         self.beacon_running = False
         self.timers = []            # heap of (when, n, callback)
         self.timer_count = 0
+        self.ttl_seen = {}          # --bug dup-ttl only
 
     # -- output and timers --
 
@@ -326,6 +346,10 @@ class RelayNode:
     def frame(self, h, body, link, now):
         key = ("F", h["origin"], h["seq"])
         duplicate = self.dedup and self.seen.get(key, now) is not None
+        if "dup-ttl" in PLANTED:
+            # The planted bug: a frame's TTL is remembered and asserted equal on a repeat.
+            if self.ttl_seen.setdefault(key, h["ttl"]) != h["ttl"]:
+                raise RuntimeError(f"frame {h['seq']} came back with ttl {h['ttl']}")
         if h["dest"] == self.me:  # RELAY-R4, whatever the ttl; never relayed
             if not duplicate:
                 plaintext = self.keyring.open(h["origin"], body)
@@ -374,6 +398,10 @@ class RelayNode:
 
     def beacon_received(self, b, link, now):
         """RELAY-R10. Beacons are never delivered nor acked."""
+        if "hop-hang" in PLANTED:
+            hops = 0  # the planted bug: a u8 counter up to the hop count
+            while hops <= b["hop"]:
+                hops = (hops + 1) & 0xFF
         if b["origin"] == self.me and self.dedup:  # R10.1
             return
         key = ("B", b["origin"], b["seqNo"])
@@ -416,7 +444,9 @@ def main():
     options = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     options.add_argument("--no-dedup", action="store_true", help="the broken variant: no de-duplication")
     options.add_argument("--retention", type=float, default=RETENTION, help="seconds the de-duplication cache remembers")
+    options.add_argument("--bug", action="append", default=[], choices=BUGS, help="plant a bug (see the module's doc)")
     args = options.parse_args()
+    PLANTED.update(args.bug)
 
     tester = Tester(sys.stdin.fileno())
     start = next(tester.messages(), None)

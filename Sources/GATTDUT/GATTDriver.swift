@@ -70,10 +70,10 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
     /// check is ERROR and the CLI stops with exit 2 and this text.
     public private(set) var adapterFailure: String?
     /// Why the DUT is unreachable, once `unreachableAfter` checks in a row could not bring
-    /// their links up: every later check is INCONC without being tried, and the CLI ends with
-    /// one summary line and exit 1.
+    /// their links up or found it no longer answering: every later check is INCONC without
+    /// being tried, and the CLI ends with one summary line and exit 1.
     public private(set) var unreachable: String?
-    /// Checks in a row whose links could not be brought up, and the last one's reason.
+    /// Checks in a row whose links could not be brought up (or whose DUT stopped answering).
     private var linkSetupFailures = 0
     /// The DUT's service layout, learnt by the first discovery and reused (GATT handles of a
     /// device do not change while it runs; a stale cache shows as a failed subscribe and is redone).
@@ -352,12 +352,13 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
 
     func markFailed(_ text: String) { if adapterFailure == nil { adapterFailure = text } }
 
-    /// A session's end: counts checks in a row whose links could not be brought up.
+    /// A session's end: counts checks in a row whose links could not be brought up or whose
+    /// DUT stopped answering (`GATTSession.unreachableReason`).
     func checkEnded(linkSetupFailure: String?, linkCameUp: Bool) {
         if let linkSetupFailure {
             linkSetupFailures += 1
             if options.unreachableAfter > 0, linkSetupFailures >= options.unreachableAfter, unreachable == nil {
-                unreachable = "the links of \(linkSetupFailures) checks in a row could not be brought up; the last: \(linkSetupFailure)"
+                unreachable = "\(linkSetupFailures) checks in a row could not reach the DUT (their links could not be brought up, or it stopped answering); the last: \(linkSetupFailure)"
             }
         } else if linkCameUp {
             linkSetupFailures = 0

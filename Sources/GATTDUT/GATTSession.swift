@@ -138,6 +138,68 @@ final class GATTSession: DUTSession {
         return due
     }
 
+    /// The liveness probe before a FAIL (docs/radio.md, "Verdicts"): one ATT round trip with
+    /// the DUT within the operation timeout, on the first link still up (a read of its packet
+    /// characteristic's CCCD, or a service discovery while its layout is unknown), or, with no
+    /// link up, on a new connection from tester 1's identity (its MTU exchange). Any answer
+    /// counts, an ATT error included. None: the DUT became unreachable, and the driver counts
+    /// the check as one that could not reach it.
+    func unreachableReason() -> String? {
+        guard failure == nil else { return nil }
+        let timeout = driver.options.operationTimeout
+        func unreachable(_ why: String) -> String {
+            linkSetupFailure = "the DUT became unreachable during a check: \(why)"
+            return why
+        }
+        if let (n, link) = links.min(by: { $0.key < $1.key }) {
+            let adapter = driver.adapters[link.adapter]
+            let cccd = driver.discovered?.characteristic(driver.binding.packet.uuid)?.cccdHandle
+            let request: HostCommand = cccd.map { .read(handle: link.handle, attribute: $0) } ?? .discover(handle: link.handle, service: driver.binding.service)
+            do throws(RadioError) {
+                _ = try adapter.runtime.perform(request, until: .now + timeout)
+                return nil
+            } catch {
+                guard Self.unanswered(error) else { return error.isAdapterFailure ? tester(adapter, error) : nil }
+                return unreachable("it did not answer an ATT request on L\(n) within \(timeout) (\(brief(error)))")
+            }
+        }
+        guard let identity = driver.identities.first else { return nil }
+        let adapter = driver.adapter(of: identity)
+        let connect = HostCommand.connect(target, timeout: driver.options.connectTimeout, ownAddress: identity.address)
+        let handle: UInt16
+        do throws(RadioError) {
+            guard case .connected(let h) = try adapter.runtime.perform(connect, until: .now + driver.options.connectTimeout + .seconds(1)) else { return nil }
+            handle = h
+        } catch {
+            if error.isAdapterFailure { return tester(adapter, error) }
+            if case .operationFailed(_, .busy) = error { return nil }   // the adapter's own earlier connect is in the way: cannot tell
+            return unreachable("with no link left up, a new connection from tester 1 did not come up (\(brief(error)))")
+        }
+        defer { _ = try? adapter.runtime.perform(.disconnect(handle: handle), until: .now + timeout) }
+        do throws(RadioError) {
+            _ = try adapter.runtime.perform(.exchangeMTU(handle: handle, mtu: driver.binding.requestedMTU), until: .now + timeout)
+            return nil
+        } catch {
+            guard Self.unanswered(error) else { return error.isAdapterFailure ? tester(adapter, error) : nil }
+            return unreachable("with no link left up, it did not answer the MTU exchange on a new connection from tester 1 within \(timeout) (\(brief(error)))")
+        }
+    }
+
+    /// Whether a failed request means the peer did not answer (rather than answering no).
+    private static func unanswered(_ error: RadioError) -> Bool {
+        switch error {
+        case .timeout, .operationFailed(_, .timeout), .operationFailed(_, .attBearerClosed),
+             .operationFailed(_, .disconnected), .operationFailed(_, .notConnected): true
+        default: false
+        }
+    }
+
+    /// An adapter failure during the probe: the run stops on it (ERROR), not a verdict on the DUT.
+    private func tester(_ adapter: TesterAdapter, _ error: RadioError) -> String? {
+        driver.markFailed("\(adapter.runtime.transport.name): \(error)")
+        return nil
+    }
+
     func close() -> String? {
         var notes: [String] = []
         let deadline = ContinuousClock.now + driver.options.operationTimeout

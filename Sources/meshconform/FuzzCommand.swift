@@ -79,8 +79,17 @@ struct FuzzCommand: ParsableCommand {
     @Option(help: "Over the air: write a btsnoop capture per adapter into this directory (with --adapter).")
     var btsnoop: String?
 
-    @Option(help: "Over the air: inputs per batch, each batch followed by a liveness probe.")
+    @Option(help: "Over the air: inputs in the first batch of a session, each batch followed by a liveness probe; each batch the DUT survives doubles the next.")
     var batch = 16
+
+    @Option(name: .customLong("max-batch"), help: "Over the air: the largest batch (give the --batch value to keep batches fixed).")
+    var maxBatch = 1024
+
+    @Option(name: .customLong("session-inputs"), help: "Over the air: inputs per DUT session; then a fresh one (a new process, a reconnection).")
+    var sessionInputs = 4096
+
+    @Option(name: .customLong("minimise-time"), help: "Over the air: wall seconds for reproducing, bisecting and minimising one death.")
+    var minimiseTime = 60.0
 
     @Option(help: "Over the air: folder for findings (a folder per finding: input-NNN.bin files and finding.json).")
     var findings = "ota-findings"

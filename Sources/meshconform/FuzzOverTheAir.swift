@@ -19,7 +19,10 @@ extension FuzzCommand {
         }
         if list { throw UsageError("--list shows the in-process targets; drop --dialect, or drop --list") }
         guard jobs == 1 else { throw UsageError("--jobs is for in-process campaigns; over the air one tester writes to one DUT (drop --jobs)") }
-        guard batch >= 1, maxTime > 0, runs.map({ $0 >= 1 }) ?? true else { throw UsageError("--batch, --max-time and --runs must be positive") }
+        guard batch >= 1, maxTime > 0, minimiseTime > 0, sessionInputs >= 1, runs.map({ $0 >= 1 }) ?? true else {
+            throw UsageError("--batch, --max-time, --minimise-time, --session-inputs and --runs must be positive")
+        }
+        guard maxBatch >= batch else { throw UsageError("--max-batch (\(maxBatch)) must be at least --batch (\(batch))") }
 
         let name = try parseDialect(dialect)
         guard DialectName.probed.contains(name) else {
@@ -40,6 +43,9 @@ extension FuzzCommand {
 
         var configuration = OTAFuzzConfiguration()
         configuration.batchSize = batch
+        configuration.maxBatchSize = maxBatch
+        configuration.inputsPerSession = sessionInputs
+        configuration.minimiseTime = .milliseconds(Int64(minimiseTime * 1000))
         configuration.maxTime = .milliseconds(Int64(maxTime * 1000))
         configuration.maxInputs = runs
         configuration.seed = seed
@@ -50,7 +56,7 @@ extension FuzzCommand {
         do { campaign = try OTAFuzzCampaign(driver: plan.driver, capabilities: caps, configuration: configuration) } catch {
             throw UsageError(error.description)
         }
-        print("\(caps.dialect.rawValue): fuzzing \(plan.driver.name) over the air, batches of \(batch), findings under \(findings)/\(caps.dialect.rawValue)/")
+        print("\(caps.dialect.rawValue): fuzzing \(plan.driver.name) over the air, batches of \(batch)\(maxBatch > batch ? " growing to \(maxBatch)" : ""), findings under \(findings)/\(caps.dialect.rawValue)/")
         let status = StatusLine()
         campaign.onStatus = { s in
             status.update("[\(Int(s.elapsed.components.seconds))s] \(caps.dialect.rawValue): inputs \(s.inputs) (\(Int(s.inputsPerSecond))/s), batches \(s.batches), DUT starts \(s.dutStarts), found \(s.findings)")

@@ -232,7 +232,8 @@ import Testing
     /// A controller whose peer (the DUT, C0:01:02:03:04:05) connects to the tester as central
     /// as soon as the tester advertises, subscribes to the tester's packet characteristic and
     /// writes `announce` into it.
-    static func connectingDUT(cccd: UInt16, packet valueHandle: UInt16, announce: [UInt8], dropOnNotification reason: UInt8? = nil) -> ScriptedTransport {
+    static func connectingDUT(cccd: UInt16, packet valueHandle: UInt16, announce: [UInt8], dropOnNotification reason: UInt8? = nil,
+                              answersATT: Bool = false) -> ScriptedTransport {
         let dut: [UInt8] = [0xC0, 1, 2, 3, 4, 5]
         let base = willing(reports: [report(dut, AdvertisingData.forService(GATTBinding.relay.service)!.encoded())])
         return ScriptedTransport { packet in
@@ -247,6 +248,10 @@ import Testing
                 let write: [UInt8] = [0x52, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)] + announce    // Write Command: a packet
                 out.append(acl(att: subscribe))
                 out.append(acl(att: write))
+            }
+            // A read or discovery request by the tester: answered "not found" when the DUT answers ATT.
+            if answersATT, case .acl(let p) = packet, p.count > 10, [0x04, 0x06, 0x08, 0x0A, 0x10].contains(p[8]) {
+                out.append(acl(att: [0x01, p[8], p[9], p[10], 0x0A]))
             }
             // A notification from the tester: the link drops with `reason`.
             if let reason, case .acl(let p) = packet, p.count > 8, p[8] == 0x1B {
@@ -328,5 +333,35 @@ import Testing
             #expect(outputs.contains { if case .disconnected(LinkID(1)) = $0.kind { true } else { false } })
         }
         _ = session.close()
+    }
+
+    /// Before a FAIL the session asks the DUT for one ATT round trip on a link still up: a DUT
+    /// that answers (even with an error) is there; one that does not became unreachable, and two
+    /// such checks in a row make the rest of the run INCONC, as links that cannot be brought up do.
+    @Test(arguments: [true, false])
+    func theLivenessProbeAsksForOneATTRoundTrip(answers: Bool) throws {
+        var host = LEHost()
+        let registered = try host.registerService(GATTBinding.relay.serviceDefinition(nodeID: Array(repeating: 0, count: 16)))
+        let characteristic = try #require(registered.characteristic(GATTBinding.relay.packet.uuid))
+        let transport = Self.connectingDUT(cccd: try #require(characteristic.cccdHandle), packet: characteristic.valueHandle,
+                                           announce: [1], answersATT: answers)
+        var options = GATTDriver.Options()
+        options.linkSetup = [.dutConnects]
+        options.operationTimeout = .milliseconds(300)
+        let driver = try GATTDriver.open(transports: [transport], dialect: .relay, options: options)
+        #expect(try driver.locate(BluetoothAddress(string: "C0:01:02:03:04:05"), within: .seconds(1)))
+        for _ in 0..<2 {
+            let session = try driver.start(DUTSetup(dialect: .relay, address: NodeAddress(bytes: [1]), settings: [:], seed: 1))
+            try session.apply(.linkUp(LinkID(1), peer: NodeAddress(bytes: [2])))
+            let why = session.unreachableReason()
+            if answers {
+                #expect(why == nil)
+            } else {
+                #expect(why?.hasPrefix("it did not answer an ATT request on L1 within") == true, "\(why ?? "nil")")
+            }
+            _ = session.close()
+        }
+        #expect((driver.unreachable != nil) == !answers, "\(driver.unreachable ?? "nil")")
+        #expect(driver.adapterFailure == nil)
     }
 }

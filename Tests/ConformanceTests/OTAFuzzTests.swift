@@ -64,12 +64,14 @@ struct OTAFuzzTests {
     func theReferenceNodeYieldsNothingForTheSameBudget(_ dialect: DialectName) throws {
         let findings = Self.folder("reference")
         defer { try? FileManager.default.removeItem(atPath: findings) }
-        let summary = try OTAFuzzCampaign(driver: VirtualDriver(), capabilities: .referenceNode(dialect),
-                                          configuration: Self.configuration(findings, inputs: 2000)).run()
+        var config = Self.configuration(findings, inputs: 2000)
+        config.inputsPerSession = 512
+        let summary = try OTAFuzzCampaign(driver: VirtualDriver(), capabilities: .referenceNode(dialect), configuration: config).run()
         #expect(summary.exitStatus == 0 && summary.findings.isEmpty && summary.inconclusive == nil, "\(summary.text)")
-        #expect(summary.inputs == 2000 && summary.batches == 125)
-        // Sessions are renewed every 32 batches.
-        #expect(summary.dutStarts == 4)
+        // Batches double while the DUT survives (16 ... 256, then what the session has left:
+        // 16), sessions are renewed every 512 inputs, and the size carries over to a fresh
+        // session (only a death resets it): 6 batches, then one of 512, 512 and 464.
+        #expect(summary.inputs == 2000 && summary.batches == 9 && summary.dutStarts == 4, "\(summary.text)")
     }
 
     /// Every later death of the same bug is a duplicate of the first finding, not a new one.
@@ -194,5 +196,54 @@ struct OTAFuzzProcessTests {
         #expect(finding.kind == "silent" && finding.sequence.count == 1, "\(finding)")
         #expect(finding.sequence.first.flatMap(Hex.decode).map { String(decoding: $0, as: UTF8.self).contains("1e999") } == true)
         #expect(ContinuousClock.now - started < .seconds(120))
+    }
+}
+
+/// The example DUTs' planted bugs (examples/*-dut.py --bug NAME) on the tester's clock: a death
+/// is pinned to the input it surfaced on, bisected to the shortest killing suffix of the
+/// session, then minimised. ci/planted-dut-bugs times every planted bug; these two are quick.
+@Suite("over-the-air fuzzing: planted bugs of the example DUTs", .serialized)
+struct OTAFuzzPlantedBugTests {
+    static func campaign(_ dialect: DialectName, _ dut: String, bug: String, capabilities: String, stepTimeout: Duration = .seconds(5),
+                         byteBudget: Int = 96) throws -> OTAFuzzSummary {
+        let findings = OTAFuzzTests.folder("planted")
+        defer { try? FileManager.default.removeItem(atPath: findings) }
+        var config = OTAFuzzTests.configuration(findings, inputs: 20_000)
+        config.stopOnFinding = true
+        config.byteBudget = byteBudget
+        config.minimiseTime = .seconds(60)
+        let caps = try Capabilities.load(DUTPrograms.root.appendingPathComponent("examples/\(capabilities)").path)
+        #expect(caps.clock == .tester && caps.dialect == dialect)
+        let command = "'\(DUTPrograms.python)' '\(DUTPrograms.root.appendingPathComponent("examples/\(dut)").path)' --bug \(bug)"
+        let driver = ProcessDriver(command: command, clock: caps.clock, stopGrace: .milliseconds(200), stepTimeout: stepTimeout)
+        return try OTAFuzzCampaign(driver: driver, capabilities: caps, configuration: config).run()
+    }
+
+    /// A hang on one input (bitchat-dut.py --bug pad-hang: bytes after the frame that end in
+    /// 0x00): the DUT never answers that input's line, the death is pinned to it, and it alone
+    /// hangs a fresh DUT, so the finding is that one input out of a batch of hundreds.
+    @Test func aPlantedHangIsFoundAndPinnedToOneInput() throws {
+        let started = ContinuousClock.now
+        let summary = try Self.campaign(.bitchat, "bitchat-dut.py", bug: "pad-hang", capabilities: "bitchat-dut.capabilities.json",
+                                        stepTimeout: .seconds(2), byteBudget: 8)
+        let finding = try #require(summary.findings.first, "\(summary.text)")
+        #expect(finding.kind == "failed" && finding.reason.contains("did not answer"), "\(finding.reason)")
+        #expect(finding.reproduction == .batch && finding.originalInputs > 16 && finding.sequence.count == 1, "\(summary.text)")
+        #expect(finding.decoderVerdicts == ["trailingBytes"] && finding.sequence[0].hasSuffix("00"), "\(finding.sequence)")
+        #expect(finding.secondsToFind != nil && finding.inputsToFind ?? 0 > 16)
+        #expect(ContinuousClock.now - started < .seconds(90))
+    }
+
+    /// A crash on a sequence of two (relay-dut.py --bug dup-ttl: a frame seen before arriving
+    /// again with another TTL): neither input kills alone, bisection finds the suffix that
+    /// starts at the first of them, and minimising leaves exactly the two.
+    @Test(.enabled(if: DUTPrograms.hasCryptography, "needs Python with the `cryptography` package (ci/test installs it in .venv)"))
+    func aPlantedCrashOnTwoInputsIsBisectedToThem() throws {
+        let summary = try Self.campaign(.relay, "relay-dut.py", bug: "dup-ttl", capabilities: "relay-dut.tester-clock.json", byteBudget: 0)
+        let finding = try #require(summary.findings.first, "\(summary.text)")
+        #expect(finding.kind == "failed" && finding.reason.contains("came back with ttl"), "\(finding.reason)")
+        #expect(finding.sequence.count == 2 && finding.originalInputs > 2 && finding.decoderVerdicts == ["valid", "valid"], "\(summary.text)")
+        let frames = finding.sequence.compactMap(Hex.decode)
+        #expect(frames.count == 2 && frames[0] != frames[1], "the two frames differ (in their TTL)")
     }
 }

@@ -24,6 +24,11 @@ public struct Check: Sendable {
 
     /// `RLY` for `RLY/BV-01`.
     public var group: String { String(id.prefix { $0 != "/" }) }
+
+    /// Whether the check's subject is surviving bad input (the ROB group): a DUT that stops
+    /// answering after the malformed input is its FAIL. In every other check a DUT that became
+    /// unreachable makes a would-be FAIL INCONC (`DUTSession.unreachableReason`).
+    public var judgesSurvival: Bool { group == "ROB" }
 }
 
 /// The DUT did not do what the page says: FAIL.

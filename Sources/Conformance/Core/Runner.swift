@@ -199,6 +199,15 @@ public struct Runner {
             result.verdict = .error
             result.reason = "tester error: \(error)"
         }
+        if result.verdict == .fail, !check.judgesSurvival, let why = session.unreachableReason() {
+            // A FAIL states what the DUT did; a DUT that no longer answers did nothing more.
+            context.note("not a verdict on the DUT, which stopped answering: it would have FAILed: \(result.reason ?? "")"
+                         + (result.expected.map { "; expected \($0)" } ?? "") + (result.seen.map { "; seen \($0)" } ?? ""))
+            result.verdict = .inconclusive
+            result.reason = "the DUT became unreachable during the check: \(why)"
+            result.expected = nil
+            result.seen = nil
+        }
         result.evidence = context.evidence
         if let diagnostics = session.close(), !diagnostics.isEmpty {
             result.evidence.append(EvidenceEntry(time: context.elapsed, direction: .note, summary: "DUT stderr: \(diagnostics)"))

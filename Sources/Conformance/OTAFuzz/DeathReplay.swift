@@ -13,12 +13,30 @@ struct DeathReplay {
     /// Carried over from the campaign and back, so no two liveness messages share a sequence.
     private(set) var livenessSequence: UInt64
     private(set) var trials = 0
+    /// Past it no trial runs and every sequence counts as not killing, so bisecting and
+    /// minimising stop with the shortest killing sequence found so far.
+    let deadline: ContinuousClock.Instant?
 
-    init(driver: any DUTDriver, capabilities: Capabilities, seed: UInt64, livenessSequence: UInt64 = FuzzedDUT.firstLivenessSequence) {
+    init(driver: any DUTDriver, capabilities: Capabilities, seed: UInt64, livenessSequence: UInt64 = FuzzedDUT.firstLivenessSequence,
+         deadline: ContinuousClock.Instant? = nil) {
         self.driver = driver
         self.capabilities = capabilities
         self.seed = seed
         self.livenessSequence = livenessSequence
+        self.deadline = deadline
+    }
+
+    /// The shortest suffix of `sequence` that still kills, by bisection (log2 of its length in
+    /// trials): `sequence` must kill, and its last input alone must not. A death that needs
+    /// earlier inputs (state: the first of two fragments) needs them up to the first one, and
+    /// a suffix that keeps them kills again, so the boundary is where bisection finds it.
+    mutating func shortestKillingSuffix(_ sequence: [[UInt8]]) throws(FuzzStopped) -> [[UInt8]] {
+        var kills = 0, survives = sequence.count - 1
+        while survives - kills > 1 {
+            let middle = (kills + survives) / 2
+            if try self.kills(Array(sequence[middle...])) { kills = middle } else { survives = middle }
+        }
+        return Array(sequence[kills...])
     }
 
     /// Whether writing `sequence` to a fresh DUT leaves it dead (by either kind of death).
@@ -26,6 +44,7 @@ struct DeathReplay {
     /// `meshconform node --fresh-when-idle` does, or not) first has to show the DUT alive,
     /// else the trial means nothing and the fuzzer stops.
     mutating func kills(_ sequence: [[UInt8]]) throws(FuzzStopped) -> Bool {
+        if let deadline, ContinuousClock.now >= deadline { return false }
         trials += 1
         let dut: FuzzedDUT
         // A device that keeps state across connections must not see the probe's ids again.

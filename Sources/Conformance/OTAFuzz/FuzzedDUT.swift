@@ -43,6 +43,10 @@ final class FuzzedDUT {
     private(set) var livenessSequence: UInt64
     /// Inputs the link refused to carry (the transport's size limit).
     private(set) var uncarried = 0
+    /// After `write` found the DUT dead: the index of the input the death surfaced on (on the
+    /// tester's clock, the one the DUT never answered; on the wall clock, the culprit is this
+    /// one or an earlier one); the last input when it surfaced in the quiet period after them.
+    private(set) var failedAt: Int?
 
     /// Starts a DUT through `driver` and links testers 1 and 2 to it. A DUT that cannot be
     /// started or linked is a `DUTDeath`; a tester-side problem is `FuzzStopped`.
@@ -84,12 +88,17 @@ final class FuzzedDUT {
     /// them; otherwise how it died on them. An input the link cannot carry (over 512 bytes on
     /// GATT) is left out, the same way on every replay, and counted in `uncarried`.
     func write(_ inputs: [[UInt8]]) throws(FuzzStopped) -> DUTDeath? {
-        try guarded {
+        failedAt = nil
+        var index = 0
+        let death = try guarded {
             for input in inputs {
                 do { try context.write(input, from: 1) } catch is CheckNotApplicable { uncarried += 1 }
+                index += 1
             }
             _ = try context.observe(for: context.parameters.quietPeriod)
         }
+        if death != nil { failedAt = min(index, inputs.count - 1) }
+        return death
     }
 
     /// The liveness probe: a fresh valid message from tester 1 must be relayed on another link

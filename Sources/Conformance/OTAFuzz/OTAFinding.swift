@@ -40,4 +40,8 @@ public struct OTAFinding: Codable, Sendable, Equatable {
     public var path: String
     /// Later deaths that minimised to the same signature (not saved again).
     public var duplicates: Int
+    /// When the death was seen: wall seconds since the campaign started, and the inputs
+    /// written by then (the time-to-find of docs/fuzzing.md).
+    public var secondsToFind: Double?
+    public var inputsToFind: Int?
 }

@@ -5,8 +5,11 @@ import MeshWire
 
 /// How an over-the-air campaign runs (docs/fuzzing.md, "Over the air").
 public struct OTAFuzzConfiguration: Sendable {
-    /// Inputs written between two liveness probes.
+    /// Inputs written between two liveness probes, at first: each batch the DUT survives
+    /// doubles the next one, up to `maxBatchSize`, so a sound DUT pays for few probes and a
+    /// death is bisected (`DeathReplay.shortestKillingSuffix`) rather than replayed in full.
     public var batchSize = 16
+    public var maxBatchSize = 1024
     /// Wall time for fuzzing; the minimising of a death in hand may run past it by its budget.
     public var maxTime: Duration = .seconds(60)
     /// Inputs to write at most (nil: until `maxTime`).
@@ -20,9 +23,14 @@ public struct OTAFuzzConfiguration: Sendable {
     /// Replays for ddmin over a killing sequence, and for shrinking the bytes of its inputs.
     public var sequenceBudget = 64
     public var byteBudget = 96
-    /// A session is replaced by a fresh one after this many batches, which bounds what a
-    /// death's history replay has to cover and what the session keeps in memory.
-    public var batchesPerSession = 32
+    /// Wall time for reproducing and minimising one death (trials past it are not run; the
+    /// shortest killing sequence found so far is kept): a hang costs the driver's whole
+    /// timeout per trial.
+    public var minimiseTime: Duration = .seconds(60)
+    /// A session is replaced by a fresh one after this many inputs, which bounds what a
+    /// death's replays have to cover, the DUT's outputs per session (the process driver's
+    /// flood bound) and what the session keeps in memory.
+    public var inputsPerSession = 4096
 
     public init() {}
 }
@@ -68,7 +76,7 @@ public final class OTAFuzzCampaign {
         guard capabilities.maxLinks >= 2 else {
             throw OTAFuzzSetupError(description: "fuzzing over the air needs two tester links (inputs on one, relays observed on the other); the DUT allows \(capabilities.maxLinks) (over HCI: give two --adapter)")
         }
-        guard configuration.batchSize >= 1, configuration.maxTime > .zero else {
+        guard configuration.batchSize >= 1, configuration.maxBatchSize >= configuration.batchSize, configuration.maxTime > .zero else {
             throw OTAFuzzSetupError(description: "the batch size and the time limit must be positive")
         }
         var caps = capabilities
@@ -79,7 +87,8 @@ public final class OTAFuzzCampaign {
         self.configuration = configuration
         self.probe = probe
         store = FindingStore(root: configuration.findingsRoot)
-        summary = OTAFuzzSummary(dialect: caps.dialect.rawValue, dut: driver.name, seed: configuration.seed, batchSize: configuration.batchSize)
+        summary = OTAFuzzSummary(dialect: caps.dialect.rawValue, dut: driver.name, seed: configuration.seed, batchSize: configuration.batchSize,
+                                 maxBatchSize: configuration.maxBatchSize)
     }
 
     /// The catalog format of one unit of `dialect` on a link (its golden vectors make good
@@ -114,10 +123,11 @@ public final class OTAFuzzCampaign {
         var dut = try startAlive(first: true)
         defer { _ = dut.close() }
         var history: [[UInt8]] = []
-        var batchesInSession = 0
+        var batchSize = configuration.batchSize
         while clock.now - started < configuration.maxTime, summary.inputs < (configuration.maxInputs ?? .max) {
-            let count = min(configuration.batchSize, (configuration.maxInputs ?? .max) - summary.inputs)
+            let count = min(batchSize, (configuration.maxInputs ?? .max) - summary.inputs, configuration.inputsPerSession - history.count)
             let batch = (0..<count).map { _ in mutator.mutate(rng.pick(seeds), other: rng.pick(seeds), rng: &rng).bytes }
+            let before = history.count
             history += batch
             let uncarried = dut.uncarried
             var death = try dut.write(batch)
@@ -125,24 +135,26 @@ public final class OTAFuzzCampaign {
             if death == nil { death = try dut.liveness() }
             summary.inputs += batch.count
             summary.batches += 1
-            batchesInSession += 1
             report(started)
             if let death {
+                // Everything after the input the death surfaced on was never written.
+                history.removeLast(batch.count - 1 - (dut.failedAt ?? batch.count - 1))
                 let diagnostics = dut.close()
                 livenessSequence = dut.livenessSequence
-                try found(death, batch: batch, history: history, diagnostics: diagnostics)
+                try found(death, history: history, batchStart: before, diagnostics: diagnostics, at: clock.now - started)
                 report(started)
                 if configuration.stopOnFinding { return }
-            } else if batchesInSession < configuration.batchesPerSession {
+                batchSize = configuration.batchSize
+            } else if history.count < configuration.inputsPerSession {
+                batchSize = min(batchSize * 2, configuration.maxBatchSize)
                 continue
             } else {
                 _ = dut.close()
                 livenessSequence = dut.livenessSequence
             }
-            // A fresh session: after a death, or when this one has had its share of batches.
+            // A fresh session: after a death, or when this one has had its share of inputs.
             dut = try startAlive(first: false)
             history = []
-            batchesInSession = 0
         }
     }
 
@@ -169,30 +181,43 @@ public final class OTAFuzzCampaign {
         return dut
     }
 
-    /// A death: the batch is saved at once as it was, then reproduced and minimised on fresh
-    /// (or reconnected and alive) DUTs, classified, and saved under its signature.
-    private func found(_ death: DUTDeath, batch: [[UInt8]], history: [[UInt8]], diagnostics: String?) throws(FuzzStopped) {
+    /// A death: the batch is saved at once as it was, then reproduced and bisected on fresh
+    /// (or reconnected and alive) DUTs, minimised, classified, and saved under its signature.
+    /// `history` is the session's inputs up to the one the death surfaced on, the last batch
+    /// from `batchStart`.
+    private func found(_ death: DUTDeath, history: [[UInt8]], batchStart: Int, diagnostics: String?, at elapsed: Duration) throws(FuzzStopped) {
         let dialect = capabilities.dialect.rawValue
+        let batch = Array(history[batchStart...])
         let rawName = "unminimised-" + CorpusStore.name(of: batch.flatMap { $0 }).prefix(16)
         var finding = OTAFinding(dialect: dialect, dut: driver.name, kind: death.kind, reason: death.reason, signature: "",
                                  sequence: batch.map(Hex.encode), decoderVerdicts: batch.map(verdict),
                                  originalInputs: batch.count, originalBytes: batch.reduce(0) { $0 + $1.count },
-                                 reproduction: .notTried, minimised: false, trials: 0, diagnostics: diagnostics, path: "", duplicates: 0)
+                                 reproduction: .notTried, minimised: false, trials: 0, diagnostics: diagnostics, path: "", duplicates: 0,
+                                 secondsToFind: elapsed.seconds, inputsToFind: summary.inputs)
         finding.signature = signature(death, finding.decoderVerdicts, minimised: false)
         finding.path = try store.save(batch, finding, name: String(rawName))
-        var replay = DeathReplay(driver: driver, capabilities: capabilities, seed: sessionSeed, livenessSequence: livenessSequence)
+        var replay = DeathReplay(driver: driver, capabilities: capabilities, seed: sessionSeed, livenessSequence: livenessSequence,
+                                 deadline: clock.now + configuration.minimiseTime)
         defer {
             summary.replays += replay.trials
             livenessSequence = replay.livenessSequence
         }
         let killing: [[UInt8]]
+        var reproduced = batch
         let minimal: [[UInt8]]
         do {
-            if try replay.kills(batch) {
-                killing = batch
+            // The input the death surfaced on alone, else the batch up to it, else the
+            // session's history: the shortest that kills is bisected to its shortest killing
+            // suffix (a crash on a sequence ends with the input that triggers it).
+            if try replay.kills([batch[batch.count - 1]]) {
+                killing = [batch[batch.count - 1]]
+                finding.reproduction = .batch
+            } else if batch.count > 1, try replay.kills(batch) {
+                killing = try replay.shortestKillingSuffix(batch)
                 finding.reproduction = .batch
             } else if history.count > batch.count, try replay.kills(history) {
-                killing = history
+                killing = try replay.shortestKillingSuffix(history)
+                reproduced = history
                 finding.reproduction = .history
             } else {
                 finding.reproduction = .notReproduced
@@ -212,8 +237,8 @@ public final class OTAFuzzCampaign {
         finding.minimised = true
         finding.sequence = minimal.map(Hex.encode)
         finding.decoderVerdicts = minimal.map(verdict)
-        finding.originalInputs = killing.count
-        finding.originalBytes = killing.reduce(0) { $0 + $1.count }
+        finding.originalInputs = reproduced.count
+        finding.originalBytes = reproduced.reduce(0) { $0 + $1.count }
         finding.trials = replay.trials
         finding.signature = signature(death, finding.decoderVerdicts, minimised: true)
         store.remove(dialect: dialect, name: String(rawName))

@@ -5,7 +5,9 @@ public struct OTAFuzzSummary: Codable, Sendable {
     public var dialect: String
     public var dut: String
     public var seed: UInt64
+    /// The first batch's size (each batch the DUT survives doubles the next, up to `maxBatchSize`).
     public var batchSize: Int
+    public var maxBatchSize: Int?
     public var batches = 0
     public var inputs = 0
     /// Inputs the tester's link could not carry (GATT values over 512 bytes): not sent.
@@ -27,9 +29,9 @@ public struct OTAFuzzSummary: Codable, Sendable {
     public var exitStatus: Int32 { !findings.isEmpty ? 1 : inconclusive != nil ? 2 : 0 }
 
     public var text: String {
-        var lines = ["\(dialect) over the air against \(dut): \(inputs) inputs in \(batches) batches of \(batchSize)\(uncarried > 0 ? " (\(uncarried) too long for the link, not sent)" : ""), \(String(format: "%.1f", seconds)) s (\(Int(inputsPerSecond))/s), \(dutStarts) DUT starts, \(replays) replays"]
+        var lines = ["\(dialect) over the air against \(dut): \(inputs) inputs in \(batches) batches of \(batchSize)\(maxBatchSize.map { $0 > batchSize ? " to \($0)" : "" } ?? "")\(uncarried > 0 ? " (\(uncarried) too long for the link, not sent)" : ""), \(String(format: "%.1f", seconds)) s (\(Int(inputsPerSecond))/s), \(dutStarts) DUT starts, \(replays) replays"]
         for f in findings {
-            lines.append("FOUND \(f.kind) DUT: \(f.signature)")
+            lines.append("FOUND \(f.kind) DUT: \(f.signature)\(f.secondsToFind.map { String(format: " (after %.1f s, \(f.inputsToFind ?? 0) inputs)", $0) } ?? "")")
             lines.append("  reason: \(f.reason.prefix(300))")
             let shown = f.sequence.prefix(4).map { "\($0.prefix(96))\($0.count > 96 ? "..." : "")" }
             lines.append("  sequence (\(f.sequence.count) input\(f.sequence.count == 1 ? "" : "s") from \(f.originalInputs), reproduced: \(f.reproduction.rawValue)\(f.minimised ? ", minimised" : "")): \(shown.joined(separator: " "))\(f.sequence.count > 4 ? " ..." : "")")

@@ -33,7 +33,10 @@ public enum CatalogDocument {
             Verdicts: **PASS**; **FAIL** (with what was expected, what was seen, and every packet exchanged
             with its time); **INCONC** (could not decide, with the reason, e.g. a wait past the check's
             budget); **NA** (the DUT's dialect or declared capabilities exclude the check); **ERROR** (the
-            tester itself failed). The run exits 1 on any FAIL or ERROR.
+            tester itself failed). The run exits 1 on any FAIL or ERROR. A FAIL of a DUT on the air is
+            confirmed by the DUT still answering at the end of the check (one ATT round trip); a DUT that
+            no longer answers gets INCONC "the DUT became unreachable during the check: ..." instead,
+            except in the ROB checks, whose subject is surviving bad input (docs/radio.md, "Verdicts").
 
             The *mutants* column lists the named mutants of the reference node (`--mutant NAME`) that this
             check FAILs, per dialect; every check PASSes against the reference node. `swift test` checks both.
