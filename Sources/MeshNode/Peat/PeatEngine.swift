@@ -165,11 +165,25 @@ struct PeatEngine: DialectEngine {
         do {
             value = try PeatValue(decoding: bytes)
         } catch {
+            // The mutant lax-envelope-length (peat app row 5): the envelope up to its payload_len
+            // is taken, whatever follows it.
+            if config.faults.contains(.laxEnvelopeLength), error.code == .trailingBytes, let envelope = Self.envelopeIgnoringTail(bytes) {
+                return handle(.relayEnvelope(envelope), on: link, at: now)
+            }
             // PEAT-R7: a refused value changes nothing.
             links.refuse(error)
             return []
         }
         return handle(value, on: link, at: now)
+    }
+
+    /// An envelope read only as far as its payload_len says (the app's reading).
+    private static func envelopeIgnoringTail(_ bytes: [UInt8]) -> PeatRelayEnvelope? {
+        guard bytes.count >= PeatRelayEnvelope.headerSize, bytes[0] == PeatWire.relayEnvelopeMarker else { return nil }
+        let at = PeatRelayEnvelope.headerSize - 4
+        let length = (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) }
+        guard length <= bytes.count - PeatRelayEnvelope.headerSize else { return nil }
+        return try? PeatRelayEnvelope(decoding: bytes[..<(PeatRelayEnvelope.headerSize + length)])
     }
 
     private mutating func handle(_ value: PeatValue, on link: LinkID, at now: Instant) -> [NodeAction] {
@@ -256,5 +270,5 @@ extension Fault {
                                              .crashOnRefused, .lateRelay, .clampTTL, .dedupByOrigin, .relayOwn,
                                              .smallDedupCache, .shortRetention, .evictArbitrary, .doubleDeliver,
                                              .ownHopBudget, .noDocumentPeriod, .noMergeResend, .emergencyOverwrite,
-                                             .olderEmergencyReplaces, .noEmergencyAck]
+                                             .olderEmergencyReplaces, .noEmergencyAck, .laxEnvelopeLength]
 }
