@@ -159,6 +159,8 @@ enum DDP {
                 switch o.packet {
                 case .message(let m)?: if ours.contains(m.key) { relayed.insert(m.key) } else { others.insert(m.key) }
                 case .beacon(let b)?: others.insert("beacon \(b.origin)/\(b.seqNo)")
+                // An ack is a message of its own in some dialects (a camp confirmation has an id).
+                case .ack(let id, _, _)?: others.insert("ack \(id)")
                 default: break
                 }
             }
