@@ -6,7 +6,11 @@ public struct Node {
     public let dialect: DialectName
     public let config: NodeConfig
     private var engine: any DialectEngine
-    /// The positive-control mutant `chatty`: the links it talks on, and its timer.
+    /// How often the node sends its background traffic (`chatter`) on every link, besides on
+    /// each new link: the `chatty` mutant's 500 ms, or the page's announce period when the node
+    /// announces like the apps (`NodeConfig.announces`); nil: it sends none.
+    private let chatterPeriod: Duration?
+    /// The links the background traffic goes to, and whether its timer is set.
     private var chattyLinks: Set<LinkID> = []
     private var chattyTimerSet = false
 
@@ -14,23 +18,24 @@ public struct Node {
         self.dialect = dialect
         self.config = config
         engine = dialect.makeEngine(config: config, seed: seed)
+        chatterPeriod = config.faults.contains(.chatty) ? Self.chattyPeriod : config.announces ? engine.announcePeriod : nil
     }
 
     public var address: NodeAddress { config.address }
 
     public mutating func handle(_ event: NodeEvent, at now: Instant) -> [NodeAction] {
-        guard config.faults.contains(.chatty) else { return engine.handle(event, at: now) }
-        return chatty(event, at: now)
+        guard let chatterPeriod else { return engine.handle(event, at: now) }
+        return chatty(event, period: chatterPeriod, at: now)
     }
 
-    /// The chatty node: the engine's own behaviour, plus its background traffic (`chatter`)
-    /// on every new link and on every link every `Self.chattyPeriod`, as the apps talk on their own.
-    private mutating func chatty(_ event: NodeEvent, at now: Instant) -> [NodeAction] {
+    /// The engine's own behaviour, plus its background traffic (`chatter`) on every new link and
+    /// on every link every `period`, as the apps talk on their own.
+    private mutating func chatty(_ event: NodeEvent, period: Duration, at now: Instant) -> [NodeAction] {
         if case .timer(let id) = event, id == Self.chattyTimer {
             chattyTimerSet = false
             guard !chattyLinks.isEmpty else { return [] }
             chattyTimerSet = true
-            return engine.chatter(.tick(chattyLinks.sorted()), at: now).filter(isChattyLive) + [.setTimer(Self.chattyTimer, at: now + Self.chattyPeriod)]
+            return engine.chatter(.tick(chattyLinks.sorted()), at: now).filter(isChattyLive) + [.setTimer(Self.chattyTimer, at: now + period)]
         }
         var actions = engine.handle(event, at: now)
         for case .disconnect(let link) in actions { chattyLinks.remove(link) }
@@ -40,7 +45,7 @@ public struct Node {
             actions += engine.chatter(.linkUp(link), at: now)
             if !chattyTimerSet {
                 chattyTimerSet = true
-                actions.append(.setTimer(Self.chattyTimer, at: now + Self.chattyPeriod))
+                actions.append(.setTimer(Self.chattyTimer, at: now + period))
             }
         case .linkDown(let link): chattyLinks.remove(link)
         default: break
@@ -53,7 +58,7 @@ public struct Node {
         return true
     }
 
-    /// Engines number their timers from 1 (TimerClock): the top id is free for chatty's.
+    /// Engines number their timers from 1 (TimerClock): the top id is free for the background traffic's.
     public static let chattyTimer = TimerID(UInt64.max)
     public static let chattyPeriod: Duration = .milliseconds(500)
 
@@ -70,11 +75,20 @@ public protocol DialectEngine {
     /// The background traffic the dialect's apps send on their own, conforming to the page
     /// (announces, beacons, documents, own messages), for the positive-control mutant `chatty`.
     mutating func chatter(_ occasion: ChatterOccasion, at now: Instant) -> [NodeAction]
+    /// The period of the announce the page says a node sends on its own on every link, besides
+    /// on each new link (bitchat's announce, camp's announcement): what `chatter` sends when the
+    /// node announces like the apps (`NodeConfig.announces`). Nil where the engine sends its own
+    /// (relay beacons, blemesh ANNOUNCE, peat documents) or the page has none (simple).
+    var announcePeriod: Duration? { get }
     var stateSize: NodeStateSize { get }
     var counters: NodeCounters { get }
 }
 
-/// When the `chatty` node talks on its own.
+extension DialectEngine {
+    var announcePeriod: Duration? { nil }
+}
+
+/// When the node sends its background traffic (the `chatty` mutant, or announces like the apps).
 public enum ChatterOccasion: Hashable, Sendable {
     /// A link just came up.
     case linkUp(LinkID)

@@ -7,12 +7,19 @@ public struct NodeConfig: Sendable {
     public var faults: Set<Fault>
     /// Dialect-specific settings (keys, contacts, timing overrides), as the dialect defines them.
     public var dialectSettings: [String: String]
+    /// Announces itself as the apps do where its page says a node does but the engine leaves it
+    /// out (bitchat's announce, BITCHAT-R13; camp's announcement, CAMP-R8): on each new link and
+    /// at the page's period, so a peer learns its identity. `meshconform node` turns it on; off in
+    /// the unit tests and the simulator, whose traffic counts leave announces out.
+    public var announces: Bool
 
-    public init(address: NodeAddress, relayPolicy: RelayPolicyKind = .dialect, faults: Set<Fault> = [], dialectSettings: [String: String] = [:]) {
+    public init(address: NodeAddress, relayPolicy: RelayPolicyKind = .dialect, faults: Set<Fault> = [], dialectSettings: [String: String] = [:],
+                announces: Bool = false) {
         self.address = address
         self.relayPolicy = relayPolicy
         self.faults = faults
         self.dialectSettings = dialectSettings
+        self.announces = announces
     }
 }
 

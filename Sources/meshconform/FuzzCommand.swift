@@ -88,6 +88,9 @@ struct FuzzCommand: ParsableCommand {
     @Option(name: .customLong("session-inputs"), help: "Over the air: inputs per DUT session; then a fresh one (a new process, a reconnection).")
     var sessionInputs = 4096
 
+    @Flag(name: .customLong("write-requests"), help: "Over GATT: write every input the way the binding's apps do (write requests for relay, camp, peat) instead of as a Write Command where the DUT's characteristic allows one.")
+    var writeRequests = false
+
     @Option(name: .customLong("minimise-time"), help: "Over the air: wall seconds for reproducing, bisecting and minimising one death.")
     var minimiseTime = 60.0
 

@@ -13,7 +13,7 @@ struct ListCommand: ParsableCommand {
     @Option(help: "Only the checks of this dialect.")
     var dialect: String?
 
-    @Flag(help: "Print JSON (id, purpose, dialects, needs, rules).")
+    @Flag(help: "Print JSON (checks: id, purpose, dialects, needs, rules; mutants: name, summary, dialects, positiveControl).")
     var json = false
 
     @Flag(help: "Print docs/checks.md (runs every check against every mutant to fill the mutant column).")
@@ -26,7 +26,18 @@ struct ListCommand: ParsableCommand {
         let dialect = try self.dialect.map(parseDialect)
         let checks = Catalog.all.filter { dialect == nil || $0.dialects.contains(dialect!) }
         if mutants {
-            for fault in Fault.allCases { print("\(fault.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0)) \(fault.summary)") }
+            // With --dialect, only the mutants its reference node carries (elsewhere a mutant is
+            // the reference node itself); JSON adds each one's dialects, for scripts (ci/seeds).
+            let faults = Fault.allCases.filter { dialect == nil || $0.dialects.contains(dialect!) || $0.isPositiveControl }
+            if json {
+                print(JSONWriter.string(.array(faults.map { f in
+                    .object([("name", .string(f.rawValue)), ("summary", .string(f.summary)),
+                             ("dialects", .array(DialectName.allCases.filter(f.dialects.contains).map { .string($0.rawValue) })),
+                             ("positiveControl", .bool(f.isPositiveControl))])
+                }), options: .human))
+            } else {
+                for fault in faults { print("\(fault.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0)) \(fault.summary)") }
+            }
         } else if markdown {
             print(CatalogDocument.markdown(checks), terminator: "")
         } else if json {

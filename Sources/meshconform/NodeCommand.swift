@@ -19,6 +19,9 @@ struct NodeCommand: ParsableCommand {
             The node advertises the dialect's service (docs/dialects/<dialect>.md, GATT binding) every 20 ms, \
             and, as the apps do, scans for it and connects out to the peers it hears (one link per peer, at most \
             --max-central-links, retried with backoff); --no-central turns that off. \
+            As the apps, it names itself on its own: relay beacons every 2 s, blemesh ANNOUNCE on each new link, \
+            bitchat announce on each new link and every 15 s, camp announcement on each new link and every 300 s, \
+            peat document every 2 s (simple has no such traffic). \
             Exit status: 0 after --duration, 1 when the controller or transport fails on the way, 2 bad use or \
             an adapter that cannot be opened (the message says how to fix it).
             """)
@@ -139,7 +142,10 @@ struct NodeCommand: ParsableCommand {
         if dialectName == .peat, let id = dialectSettings["nodeId"].flatMap(UInt32.init), id != 0 {
             nodeAddress = NodeAddress(peatNode: id)   // PEAT-R1: the id it advertises and writes is its address
         }
-        let config = NodeConfig(address: nodeAddress, faults: faults, dialectSettings: dialectSettings)
+        // As the apps: it announces itself on each new link and at its page's period (bitchat,
+        // camp; relay beacons, blemesh ANNOUNCEs and peat documents come from the engine), so
+        // peers and testers learn its identity from its traffic.
+        let config = NodeConfig(address: nodeAddress, faults: faults, dialectSettings: dialectSettings, announces: true)
         let node = Node(dialect: dialectName, config: config, seed: seed)
         let bridge = GATTNodeBridge(runtime: runtime, node: node, binding: binding) { note in
             say("\(note)")

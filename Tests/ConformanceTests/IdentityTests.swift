@@ -7,11 +7,11 @@ import Testing
 /// (`address`), or learns it from the DUT's own traffic; a check that needs it while it is
 /// unknown is NA with the reason, never FAIL (a guessed id gave "relayed its own message").
 @Suite struct IdentityTests {
-    static func run(_ dialect: DialectName, faults: Set<Fault> = [], address: String? = nil) throws -> [CheckResult] {
+    static func run(_ dialect: DialectName, faults: Set<Fault> = [], address: String? = nil, announces: Bool = false) throws -> [CheckResult] {
         var capabilities = Capabilities.referenceNode(dialect)
         capabilities.keepsOwnIdentity = true
         capabilities.address = address
-        let driver = VirtualDriver(faults: faults, persistent: true, ownIdentity: true)
+        let driver = VirtualDriver(faults: faults, persistent: true, ownIdentity: true, announces: announces)
         return try Runner(capabilities: capabilities, driver: driver).run(Runner.select(Catalog.all, dialect: dialect))
     }
 
@@ -40,6 +40,25 @@ import Testing
         }
         if [.bitchat, .camp, .simple].contains(dialect) {
             #expect(results.contains { $0.verdict == .notApplicable && $0.reason?.contains("own id, which is unknown") == true }, "\(dialect)")
+        }
+    }
+
+    /// The node as `meshconform node` runs it on the air: it announces itself as its page says
+    /// (bitchat BITCHAT-R12, camp CAMP-R8; relay, blemesh and peat name themselves anyway), so
+    /// its id is learnt and the checks that need it are decided and pass. simple has no such
+    /// traffic (SIMPLE-R2): there they stay NA.
+    @Test(arguments: DialectName.probed)
+    func anAnnouncingNodeIsLearntAndPasses(_ dialect: DialectName) throws {
+        let results = try Self.run(dialect, announces: true)
+        let isUnknown = { (r: CheckResult) in r.verdict == .notApplicable && r.reason?.contains("own id, which is unknown") == true }
+        let unknown = results.filter(isUnknown)
+        let bad = results.filter { $0.verdict != .pass && !($0.verdict == .notApplicable && $0.reason?.contains("publicKey") == true) && !isUnknown($0) }
+        #expect(bad.isEmpty, "\(dialect):\n\(HistoryTests.failures(bad))")
+        let learnt = results.flatMap(\.evidence).contains { $0.summary.hasPrefix("DUT identity") }
+        if dialect == .simple {
+            #expect(!unknown.isEmpty && !learnt, "simple: nothing of its own names the node")
+        } else {
+            #expect(unknown.isEmpty && learnt, "\(dialect): the identity was not learnt: \(unknown.map(\.id))")
         }
     }
 

@@ -11,22 +11,25 @@ import MeshNode
 ///
 /// `ownIdentity` makes the node keep an id of its own (`ownAddress`), as a phone does: it
 /// ignores the id and identity settings the tester assigns, so the tester must learn it
-/// (Capabilities.keepsOwnIdentity) or declare it.
+/// (Capabilities.keepsOwnIdentity) or declare it. `announces` makes it announce itself as the
+/// apps do and `meshconform node` does (NodeConfig.announces).
 public struct VirtualDriver: DUTDriver {
     public var faults: Set<Fault>
     public let persistent: Bool
     public let ownIdentity: Bool
+    public let announces: Bool
     private let kept = KeptNodes()
 
-    public init(faults: Set<Fault> = [], persistent: Bool = false, ownIdentity: Bool = false) {
+    public init(faults: Set<Fault> = [], persistent: Bool = false, ownIdentity: Bool = false, announces: Bool = false) {
         self.faults = faults
         self.persistent = persistent
         self.ownIdentity = ownIdentity
+        self.announces = announces
     }
 
     public var name: String {
         let node = faults.isEmpty ? "reference node" : "mutant \(faults.map(\.rawValue).sorted().joined(separator: "+"))"
-        let modes = (persistent ? ["one node for the whole run"] : []) + (ownIdentity ? ["its own identity"] : [])
+        let modes = (persistent ? ["one node for the whole run"] : []) + (ownIdentity ? ["its own identity"] : []) + (announces ? ["announces"] : [])
         return node + " (virtual radio\(modes.map { ", " + $0 }.joined()))"
     }
 
@@ -48,8 +51,8 @@ public struct VirtualDriver: DUTDriver {
 
     private func makeDUT(_ setup: DUTSetup) -> VirtualDUT {
         let config = ownIdentity
-            ? NodeConfig(address: Self.ownAddress, faults: faults, dialectSettings: setup.settings.filter { !Self.identitySettings.contains($0.key) })
-            : NodeConfig(address: setup.address, faults: faults, dialectSettings: setup.settings)
+            ? NodeConfig(address: Self.ownAddress, faults: faults, dialectSettings: setup.settings.filter { !Self.identitySettings.contains($0.key) }, announces: announces)
+            : NodeConfig(address: setup.address, faults: faults, dialectSettings: setup.settings, announces: announces)
         return VirtualDUT(node: Node(dialect: setup.dialect, config: config, seed: setup.seed))
     }
 }

@@ -122,6 +122,7 @@ public enum RuleLinks {
         "BITCHAT-R9": "3. Node rules",
         "BITCHAT-R10": "3. Node rules",
         "BITCHAT-R11": "3. Node rules",
+        "BITCHAT-R12": "3. Node rules",
         "BITCHAT-G1": "5. GATT binding (the app's)",
         "BITCHAT-G2": "5. GATT binding (the app's)",
         "BITCHAT-G3": "5. GATT binding (the app's)",

@@ -15,9 +15,16 @@ struct BitchatEngine: DialectEngine {
     static let maxUnit = 512
     /// BITCHAT-R7: data bytes per fragment (the app's default).
     static let fragmentChunk = 469
+    /// BITCHAT-R12: a node announces on each new link and every 15 s while it has links.
+    static let announceEvery: Duration = .seconds(15)
 
     let config: NodeConfig
     private let peerID: [UInt8]
+    /// BITCHAT-R12: the announce's payload, TLVs (type, length, value): nickname 0x01 (setting
+    /// `name`), Noise static key 0x02 and signing key 0x03, 32 bytes each. meshconform's node
+    /// has neither key (Noise is above this layer): it announces 32 bytes drawn from its seed
+    /// apart from `rng`, so announcing leaves its other random choices as they were.
+    private let announcePayload: [UInt8]
     private var rng: SeededRandom
     private var timers = TimerClock()
     private var scheduler: RelayScheduler<String>
@@ -40,7 +47,12 @@ struct BitchatEngine: DialectEngine {
         reassembly = FragmentReassembly(lifetime: config.faults.contains(.noReassemblyExpiry) ? .seconds(1 << 40) : FragmentReassembly.lifetime,
                                         keyByIDOnly: config.faults.contains(.fragmentKeyByID))
         epochMs = UInt64((config.dialectSettings["epoch"].flatMap(Double.init) ?? 1_746_230_400) * 1000)
+        var keys = SeededRandom(seed: seed ^ 0xB17C_4A7A_77E0_0001)
+        let nickname = Array((config.dialectSettings["name"] ?? "meshconform").utf8.prefix(255))
+        announcePayload = [0x01, UInt8(nickname.count)] + nickname + [0x02, 32] + keys.bytes(32) + [0x03, 32] + keys.bytes(32)
     }
+
+    var announcePeriod: Duration? { Self.announceEvery }
 
     /// bitchat peer ids are 8 bytes: the first 8 of a longer address (BITCHAT-R1).
     static func peerID(_ address: NodeAddress) -> [UInt8] {
@@ -75,15 +87,15 @@ struct BitchatEngine: DialectEngine {
 
     private func nowMs(_ now: Instant) -> UInt64 { epochMs &+ UInt64(max(0, now.nanoseconds / 1_000_000)) }
 
-    // MARK: chatty (a positive control)
+    // MARK: announce (BITCHAT-R12; the chatty mutant's background traffic too)
 
-    /// An announce of its own (type 0x01, broadcast, a fresh timestamp) on the links, as every
-    /// bitchat app sends on each new link and now and then.
+    /// An announce of its own (type 0x01, broadcast, TTL 7, a fresh timestamp) on the links, as
+    /// every bitchat app sends on each new link and every 15 s.
     mutating func chatter(_ occasion: ChatterOccasion, at now: Instant) -> [NodeAction] {
         let timestamp = max(nowMs(now), lastTimestamp &+ 1)
         lastTimestamp = timestamp
         let announce = BitchatPacket(type: BitchatMessageType.announce.rawValue, ttl: Self.defaultTTL, timestamp: timestamp,
-                                     senderID: peerID, recipientID: nil, payload: Array("meshconform chatty".utf8))
+                                     senderID: peerID, recipientID: nil, payload: announcePayload)
         seen.insert(announce.dedupKey, at: now)
         return occasion.links.filter(links.contains).map { .send(announce.encoded(), on: $0) }
     }
@@ -128,7 +140,7 @@ struct BitchatEngine: DialectEngine {
         do {
             packet = try decode(bytes)
         } catch {
-            // BITCHAT-R12: a refused packet is dropped and changes no state.
+            // BITCHAT-R11: a refused packet is dropped and changes no state.
             links.refuse(error)
             return []
         }

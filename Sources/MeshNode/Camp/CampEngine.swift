@@ -8,6 +8,8 @@ struct CampEngine: DialectEngine {
     static let jitter = JitterWindow.milliseconds(0, 100)
     static let retention: Duration = .seconds(300)
     static let dedupCapacity = 1000
+    /// CAMP-R8: a node announces its camp every 300 s while it has links.
+    static let announceEvery: Duration = .seconds(300)
 
     let config: NodeConfig
     /// CAMP-R1: the node's user id, the same on every link.
@@ -61,15 +63,17 @@ struct CampEngine: DialectEngine {
     /// Seconds since 2001-01-01, the app's `Date` encoding.
     private func timestamp(_ now: Instant) -> Double { epoch - SimpleEngine.referenceDate + now.seconds }
 
-    // MARK: chatty (a positive control)
+    // MARK: announcement (CAMP-R8; the chatty mutant's background traffic too)
 
-    /// The camp this node would announce (CAMP-R8), fixed.
-    static let chattyCamp = "C4A77E00-0000-4000-8000-000000000001"
+    /// The camp this node announces, fixed.
+    static let camp = "C4A77E00-0000-4000-8000-000000000001"
 
-    /// A `campAnnouncement` broadcast of its own (a ping of its camp, CAMP-R8) on the links,
-    /// far more often than the page's 300 s.
+    var announcePeriod: Duration? { Self.announceEvery }
+
+    /// A `campAnnouncement` broadcast of its own on the links (CAMP-R8): a ping of its camp, for
+    /// an `announce` with its CampAnnouncement payload would not fit one value (CAMP-W1).
     mutating func chatter(_ occasion: ChatterOccasion, at now: Instant) -> [NodeAction] {
-        let ping = CampProtocolMessage(kind: .ping, campID: Self.chattyCamp, senderID: userID, timestamp: timestamp(now))
+        let ping = CampProtocolMessage(kind: .ping, campID: Self.camp, senderID: userID, timestamp: timestamp(now))
         let message = CampMessage(id: rng.uuid().uuidString, senderID: userID, senderName: userName, recipientID: CampMessage.broadcast,
                                   kind: .campAnnouncement, content: String(decoding: ping.encoded(), as: UTF8.self), timestamp: timestamp(now))
         seen.insert(message.id, at: now)
