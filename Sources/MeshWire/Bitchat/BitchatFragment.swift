@@ -53,21 +53,29 @@ public struct BitchatFragment: WireFormat, NeutralForm {
     }
 
     public init(decoding bytes: borrowing ArraySlice<UInt8>) throws(WireError) {
-        // Checked before the value is built: a value thrown away on a late error costs a copy.
-        var r = ByteReader(copy bytes)
-        try r.skip(8)
-        let index = Int(try r.readU16BE())
-        let total = Int(try r.readU16BE())
-        let originalType = try r.readU8()
+        guard bytes.count >= Self.headerSize else {
+            // Cut short: the reader names the first field that is missing.
+            var r = ByteReader(copy bytes)
+            try r.skip(8)
+            _ = try r.readU16BE()
+            _ = try r.readU16BE()
+            _ = try r.readU8()
+            preconditionFailure("a \(bytes.count)-byte input holds the 13-byte header")
+        }
+        // The header is read in place from the borrowed input, and the value's one copy of the
+        // slice is its only reference to it: one retain per decode, nothing copied.
+        let start = bytes.startIndex
+        let index = Int(bytes[start + 8]) << 8 | Int(bytes[start + 9])
+        let total = Int(bytes[start + 10]) << 8 | Int(bytes[start + 11])
         if let problem = Self.indexProblem(index: index, total: total) {
             throw WireError(.chunkIndexOutOfRange, "BitchatFragment: \(problem)")
         }
         self.index = index
         self.total = total
-        self.originalType = originalType
-        idEnd = r.bytes.startIndex + 8
-        dataStart = r.bytes.startIndex + Self.headerSize
-        storage = r.bytes
+        originalType = bytes[start + 12]
+        idEnd = start + 8
+        dataStart = start + Self.headerSize
+        storage = copy bytes
     }
 
     // Equal fields, wherever the bytes are stored.
