@@ -77,7 +77,7 @@ public final class OTAFuzzCampaign {
             throw OTAFuzzSetupError(description: "fuzzing over the air needs two tester links (inputs on one, relays observed on the other); the DUT allows \(capabilities.maxLinks) (over HCI: give two --adapter)")
         }
         guard configuration.batchSize >= 1, configuration.maxBatchSize >= configuration.batchSize, configuration.maxTime > .zero else {
-            throw OTAFuzzSetupError(description: "the batch size and the time limit must be positive")
+            throw OTAFuzzSetupError(description: "the batch sizes and the time limit must be positive, and the largest batch at least the first")
         }
         var caps = capabilities
         // A campaign is one long session: the per-check budget does not apply.
