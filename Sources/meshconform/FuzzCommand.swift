@@ -97,6 +97,9 @@ struct FuzzCommand: ParsableCommand {
     @Option(help: "Over the air: folder for findings (a folder per finding: input-NNN.bin files and finding.json).")
     var findings = "ota-findings"
 
+    @Flag(help: "Over the air: mutate the dialect's units only, not inner messages with their layers rebuilt (for comparisons).")
+    var unitsOnly = false
+
     func run() throws {
         if dialect != nil || dutExec != nil || !adapter.isEmpty || target != nil || mutant != nil || capabilities != nil || btsnoop != nil {
             return try fuzzOverTheAir()

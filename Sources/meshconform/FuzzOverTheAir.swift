@@ -54,6 +54,10 @@ extension FuzzCommand {
         configuration.findingsRoot = findings
         configuration.stopOnFinding = stopOnFinding
         configuration.extraSeeds = vectorSeeds(OTAFuzzCampaign.unitFormat(of: caps.dialect))
+        for codec in FormatCatalog.all where codec.dialect == caps.dialect.rawValue {
+            configuration.vectors[codec.id] = vectorSeeds(codec.id)
+        }
+        configuration.layered = !unitsOnly
         let campaign: OTAFuzzCampaign
         do { campaign = try OTAFuzzCampaign(driver: plan.driver, capabilities: caps, configuration: configuration) } catch {
             throw UsageError(error.description)

@@ -1,6 +1,6 @@
 // The C side of the side-by-side measurement: the same loop as the Swift side's (every input
-// once per pass, the clock (thread CPU time) read once per pass, best of `rounds` rounds), calling the decoders,
-// which live in other files and so are called, not inlined.
+// once per pass, the clock (thread CPU time) read every CD_PASSES_PER_CLOCK_READ passes, best of
+// `rounds` rounds), calling the decoders, which live in other files and so are called, not inlined.
 #include <time.h>
 
 #include "cdecoders.h"

@@ -148,8 +148,9 @@ func compareAck(_ input: [UInt8]) -> (code: String, differences: [String]) {
 }
 
 /// One pass of meshconform's decoder over the inputs, the loop specialised for `T` as C's is
-/// compiled for its decoder. The inputs are lent to the decoder: no retain per call, as C's
-/// loop passes a pointer and a length.
+/// compiled for its decoder. The decoder borrows each input, as C's gets a pointer and a
+/// length; what Swift still adds per call is a retain and a release of the array element
+/// around the call, which any Swift caller pays.
 func ours<T: WireFormat>(_ type: T.Type) -> ([ArraySlice<UInt8>]) -> Int {
     { inputs in
         var accepted = 0

@@ -52,6 +52,7 @@ public struct FuzzEngine {
     public mutating func admit(_ inputs: [[UInt8]], events: Events = Events()) -> Int {
         var fresh = 0
         for input in inputs {
+            mutator.learn(from: input)
             if runOne(input, kinds: [], events: events, persist: false) { fresh += 1 }
             corpus.append(input)
         }
