@@ -62,7 +62,10 @@ let package = Package(
         // Golden-vector files: loading, and checking them against a decoder (ours or an external one).
         .target(name: "MeshVectors", dependencies: ["MeshWire", "ChildProcess"]),
         // The fuzzer: mutators, corpus, oracles, minimiser, in-process campaigns and their supervisor.
-        .target(name: "MeshFuzz", dependencies: ["MeshWire", "BLEHost", "ChildProcess", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "MeshFuzz", dependencies: ["MeshWire", "BLEHost", "ChildProcess", "CSanitizerCoverage", .product(name: "Crypto", package: "swift-crypto")]),
+        // SanitizerCoverage's counter callbacks, for the in-process engine's edge feedback in
+        // coverage builds (ci/fuzz-coverage); inert in every other build.
+        .target(name: "CSanitizerCoverage"),
         // Decoders with planted bugs, the fuzzer's proof (docs/fuzzing.md): linked only by the
         // planted-bugs worker and the tests, never by the CLI.
         .target(name: "PlantedBugs", dependencies: ["MeshFuzz", "MeshWire"], path: "Tests/Support/PlantedBugs"),

@@ -43,6 +43,11 @@ public final class GATTDriver: DUTDriver, @unchecked Sendable {
         /// unreachable: every later check is INCONC at once. 0: never (over-the-air fuzzing,
         /// where a DUT that cannot be linked is the finding).
         public var unreachableAfter = 2
+        /// Write a value that fits ATT_MTU - 3 as a Write Command whenever the DUT's packet
+        /// characteristic declares Write Without Response, whatever write the binding's apps
+        /// use: no ATT round trip per value (over-the-air fuzzing's throughput). The DUT's
+        /// answer to a write request (an ATT error) is then not seen.
+        public var writeCommandsWhereAllowed = false
         /// Tester identities asked of each adapter with LE extended advertising (one per
         /// advertising set and own address), and links planned in all: the catalog's largest
         /// check needs 6 links, and every link is one more central the DUT must hold.

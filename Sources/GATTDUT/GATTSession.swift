@@ -25,6 +25,8 @@ final class GATTSession: DUTSession {
         /// The packet characteristic's value handle: the DUT's (tester connected, tester
         /// writes, DUT notifies) or the tester's own (DUT connected, DUT writes, tester notifies).
         var packet: UInt16
+        /// The DUT's packet characteristic declares Write Without Response (tester connected).
+        var takesWriteCommands = false
     }
 
     /// A connection the DUT made, as a central, to a tester identity whose link is being brought up.
@@ -314,7 +316,8 @@ final class GATTSession: DUTSession {
             }
             do {
                 _ = try adapter.runtime.perform(.subscribe(handle: handle, cccdHandle: cccd), until: .now + driver.options.operationTimeout)
-                return Link(adapter: adapter.index, handle: handle, direction: .testerConnected, packet: packet.valueHandle)
+                return Link(adapter: adapter.index, handle: handle, direction: .testerConnected, packet: packet.valueHandle,
+                            takesWriteCommands: packet.properties.contains(.writeWithoutResponse))
             } catch .operationFailed(_, .attError) where attempt == 0 {
                 // The cached layout may be stale (the DUT restarted with another database): rediscover once.
                 service = try step(adapter, "tester \(n): rediscovering the service") { try driver.discover(adapter.runtime, handle, again: true) }
@@ -415,7 +418,8 @@ final class GATTSession: DUTSession {
                 throw CheckNotApplicable("sends a \(bytes.count)-byte unit; the \(driver.binding.dialect) binding writes only what fits ATT_MTU - 3 = \(mtu - 3) on \(id)")
             }
             command = .writeCommand(handle: link.handle, attribute: link.packet, value: bytes)
-        case (.testerConnected, .writeCommandWhenItFits) where fits:
+        case (.testerConnected, .writeCommandWhenItFits) where fits,
+             (.testerConnected, _) where fits && link.takesWriteCommands && driver.options.writeCommandsWhereAllowed:
             command = .writeCommand(handle: link.handle, attribute: link.packet, value: bytes)
         case (.testerConnected, _):
             command = .write(handle: link.handle, attribute: link.packet, value: bytes)

@@ -7,7 +7,9 @@ public typealias FormatID = String
 /// `try T(decoding: b).encoded() == b`, and for every value `v`, `try T(decoding: v.encoded()) == v`.
 public protocol WireFormat: Hashable, Sendable {
     static var formatID: FormatID { get }
-    init(decoding bytes: ArraySlice<UInt8>) throws(WireError)
+    /// `borrowing`: the caller keeps ownership of its input, so a call costs no retain of it
+    /// (a decoder whose value keeps a slice of the input retains that slice itself).
+    init(decoding bytes: borrowing ArraySlice<UInt8>) throws(WireError)
     func encoded() -> [UInt8]
 }
 

@@ -88,11 +88,17 @@ struct FuzzCommand: ParsableCommand {
     @Option(name: .customLong("session-inputs"), help: "Over the air: inputs per DUT session; then a fresh one (a new process, a reconnection).")
     var sessionInputs = 4096
 
+    @Flag(name: .customLong("write-requests"), help: "Over GATT: write every input the way the binding's apps do (write requests for relay, camp, peat) instead of as a Write Command where the DUT's characteristic allows one.")
+    var writeRequests = false
+
     @Option(name: .customLong("minimise-time"), help: "Over the air: wall seconds for reproducing, bisecting and minimising one death.")
     var minimiseTime = 60.0
 
     @Option(help: "Over the air: folder for findings (a folder per finding: input-NNN.bin files and finding.json).")
     var findings = "ota-findings"
+
+    @Flag(help: "Over the air: mutate the dialect's units only, not inner messages with their layers rebuilt (for comparisons).")
+    var unitsOnly = false
 
     func run() throws {
         if dialect != nil || dutExec != nil || !adapter.isEmpty || target != nil || mutant != nil || capabilities != nil || btsnoop != nil {

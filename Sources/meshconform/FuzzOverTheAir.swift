@@ -39,6 +39,8 @@ extension FuzzCommand {
         defer { plan.radio?.close() }
         // A DUT the tester can no longer link to is a finding here, not a reason to stop.
         plan.radio?.options.unreachableAfter = 0
+        // Inputs as Write Commands where the DUT's characteristic allows them: no round trip each.
+        plan.radio?.options.writeCommandsWhereAllowed = !writeRequests
         guard let caps = plan.capabilities.first else { throw UsageError("no dialect to fuzz") }
 
         var configuration = OTAFuzzConfiguration()
@@ -52,6 +54,10 @@ extension FuzzCommand {
         configuration.findingsRoot = findings
         configuration.stopOnFinding = stopOnFinding
         configuration.extraSeeds = vectorSeeds(OTAFuzzCampaign.unitFormat(of: caps.dialect))
+        for codec in FormatCatalog.all where codec.dialect == caps.dialect.rawValue {
+            configuration.vectors[codec.id] = vectorSeeds(codec.id)
+        }
+        configuration.layered = !unitsOnly
         let campaign: OTAFuzzCampaign
         do { campaign = try OTAFuzzCampaign(driver: plan.driver, capabilities: caps, configuration: configuration) } catch {
             throw UsageError(error.description)

@@ -71,7 +71,13 @@ struct OTAFuzzTests {
         // Batches double while the DUT survives (16 ... 256, then what the session has left:
         // 16), sessions are renewed every 512 inputs, and the size carries over to a fresh
         // session (only a death resets it): 6 batches, then one of 512, 512 and 464.
-        #expect(summary.inputs == 2000 && summary.batches == 9 && summary.dutStarts == 4, "\(summary.text)")
+        if dialect == .blemesh {
+            // A mutant's units (its chunk set) stay in one batch: a batch may run over its
+            // size by the rest of its last mutant, and a session over its 512.
+            #expect(summary.inputs >= 2000 && summary.inputs < 2000 + 128 && summary.batches <= 12 && summary.dutStarts <= 5, "\(summary.text)")
+        } else {
+            #expect(summary.inputs == 2000 && summary.batches == 9 && summary.dutStarts == 4, "\(summary.text)")
+        }
     }
 
     /// Every later death of the same bug is a duplicate of the first finding, not a new one.
@@ -229,9 +235,33 @@ struct OTAFuzzPlantedBugTests {
         let finding = try #require(summary.findings.first, "\(summary.text)")
         #expect(finding.kind == "failed" && finding.reason.contains("did not answer"), "\(finding.reason)")
         #expect(finding.reproduction == .batch && finding.originalInputs > 16 && finding.sequence.count == 1, "\(summary.text)")
-        #expect(finding.decoderVerdicts == ["trailingBytes"] && finding.sequence[0].hasSuffix("00"), "\(finding.sequence)")
+        let input = try #require(Hex.decode(finding.sequence[0]))
+        #expect(finding.decoderVerdicts == ["trailingBytes"] && Self.padStripReachesZero(input), "\(finding.sequence)")
         #expect(finding.secondsToFind != nil && finding.inputsToFind ?? 0 > 16)
         #expect(ContinuousClock.now - started < .seconds(90))
+    }
+
+    /// Whether bitchat-dut.py's planted pad loop spins on `packet`: the bytes after the frame,
+    /// cut by their last byte's value at a time as Python slices them, come to a 0x00 (the
+    /// input need not end in one).
+    static func padStripReachesZero(_ packet: [UInt8]) -> Bool {
+        guard packet.count >= 14 else { return false }
+        let v2 = packet[0] == 2, flags = packet[11]
+        let width = v2 ? 4 : 2
+        var length = 0
+        for k in 0..<width { length = length << 8 | Int(packet[12 + k]) }
+        var end = 12 + width + 8 + (flags & 0x01 != 0 ? 8 : 0)
+        if v2, flags & 0x08 != 0, end < packet.count { end += 1 + 8 * Int(packet[end]) }
+        end += length + (flags & 0x02 != 0 ? 64 : 0)
+        guard end <= packet.count else { return false }
+        var rest = packet[end...]
+        while let pad = rest.last {
+            if pad == 0 { return true }
+            // Python's rest[:len(rest) - pad]: a negative end counts from the end.
+            let end = rest.count - Int(pad)
+            rest = rest.prefix(end >= 0 ? end : max(0, rest.count + end))
+        }
+        return false
     }
 
     /// A crash on a sequence of two (relay-dut.py --bug dup-ttl: a frame seen before arriving

@@ -96,7 +96,9 @@ struct EngineTests {
         engine.fuzz(20_000, events: FuzzEngine.Events())
         #expect(engine.executions == 20_001)
         #expect(engine.features.count > 20)
-        #expect(engine.corpus.count == engine.features.count)
+        // Each input kept showed at least one new feature (one input may show several: a
+        // field-value mutant that decodes adds a feature per new node of its value).
+        #expect(engine.corpus.count > 20 && engine.corpus.count <= engine.features.count)
     }
 
     @Test("stack signatures keep the trap and the program's frames, not addresses or runtime frames")

@@ -135,8 +135,9 @@ enum ROB {
         // 1. Two testers link to the DUT.
         try t.connect(2)
         // 2. T1 writes 64 inputs from the check's seed: half random bytes of random length,
-        //    half valid units with a few bytes flipped, dropped or inserted. Some may decode
-        //    and be relayed; that is allowed.
+        //    half valid units with a few bytes flipped, dropped or inserted, the first of them
+        //    cut in half so that every seed holds a truncated unit. Some may decode and be
+        //    relayed; that is allowed.
         let base = try t.message(MessageSpec(from: .stranger(3), to: t.probe.relayedDestination))
         let units = t.probe.units(of: base, via: 1)
         guard !units.isEmpty else { throw TesterError("no unit to mutate") }
@@ -144,6 +145,8 @@ enum ROB {
             var bytes: [UInt8]
             if n % 2 == 0 {
                 bytes = (0..<Int.random(in: 1...(t.parameters.maxUnit + 88), using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            } else if n == 1 {
+                bytes = Array(units[0].prefix(max(1, units[0].count / 2)))
             } else {
                 bytes = units[Int.random(in: 0..<units.count, using: &rng)]
                 for _ in 0..<Int.random(in: 1...4, using: &rng) where !bytes.isEmpty {

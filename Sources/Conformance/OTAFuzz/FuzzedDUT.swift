@@ -80,6 +80,9 @@ final class FuzzedDUT {
         self.livenessSequence = livenessSequence
     }
 
+    /// Inputs written between two reads of the DUT's outputs within a batch.
+    static let inputsBetweenReads = 16
+
     /// Far above the probe's own counters, which number the seeds' messages.
     static let firstLivenessSequence: UInt64 = 1 << 40
 
@@ -94,6 +97,10 @@ final class FuzzedDUT {
             for input in inputs {
                 do { try context.write(input, from: 1) } catch is CheckNotApplicable { uncarried += 1 }
                 index += 1
+                // Read what the DUT sent meanwhile (relays on the other links): unread, it
+                // fills a process's stdout pipe or the other adapter's buffers, and a DUT
+                // blocked on its output stops taking input, which would pass for a death.
+                if index % Self.inputsBetweenReads == 0 { _ = try context.observe(for: .zero) }
             }
             _ = try context.observe(for: context.parameters.quietPeriod)
         }

@@ -19,6 +19,12 @@ public struct OTAFuzzConfiguration: Sendable {
     public var findingsRoot = "ota-findings"
     /// Valid units to mutate besides the probe's own (the unit format's golden vectors).
     public var extraSeeds: [[UInt8]] = []
+    /// Valid golden vectors of the dialect's formats by format: inner messages to mutate
+    /// (control messages) and the tokens of the field vocabulary.
+    public var vectors: [FormatID: [[UInt8]]] = [:]
+    /// Mutate inner messages and rebuild their layers (`LayeredInputs`); false: mutate the
+    /// units only, as before (for comparisons).
+    public var layered = true
     public var stopOnFinding = false
     /// Replays for ddmin over a killing sequence, and for shrinking the bytes of its inputs.
     public var sequenceBudget = 64
@@ -77,7 +83,7 @@ public final class OTAFuzzCampaign {
             throw OTAFuzzSetupError(description: "fuzzing over the air needs two tester links (inputs on one, relays observed on the other); the DUT allows \(capabilities.maxLinks) (over HCI: give two --adapter)")
         }
         guard configuration.batchSize >= 1, configuration.maxBatchSize >= configuration.batchSize, configuration.maxTime > .zero else {
-            throw OTAFuzzSetupError(description: "the batch size and the time limit must be positive")
+            throw OTAFuzzSetupError(description: "the batch sizes and the time limit must be positive, and the largest batch at least the first")
         }
         var caps = capabilities
         // A campaign is one long session: the per-check budget does not apply.
@@ -114,11 +120,11 @@ public final class OTAFuzzCampaign {
         // The seeds' message ids come from a seed of their own, so that no session's probe
         // (whose ids come from the session's seed) builds a liveness message with a seed's id.
         _ = try? probe.setup(capabilities: capabilities, seed: configuration.seed ^ 0x5EED_5EED_5EED_5EED)
-        let seeds = FuzzSeeds.units(probe: probe, defaultTTL: DialectParameters.of(capabilities.dialect).defaultTTL) + configuration.extraSeeds
+        let messages = FuzzSeeds.messages(probe: probe, defaultTTL: DialectParameters.of(capabilities.dialect).defaultTTL)
+        let seeds = FuzzSeeds.units(of: messages, probe: probe) + configuration.extraSeeds
         guard !seeds.isEmpty else { throw FuzzStopped("the \(capabilities.dialect.rawValue) probe built no valid unit to mutate") }
-        let maxUnit = DialectParameters.of(capabilities.dialect).maxUnit
-        var mutator = probe.unitFormat.flatMap(FuzzRegistry.target).map { Mutator(target: $0, maxLength: maxUnit + 64) }
-            ?? Mutator(maxLength: maxUnit + 64)
+        var inputs = OTAInputs(units: seeds, layered: configuration.layered ? LayeredInputs.seeds(messages: messages, vectors: configuration.vectors) : [],
+                               unitFormat: probe.unitFormat, maxUnit: DialectParameters.of(capabilities.dialect).maxUnit, vectors: configuration.vectors)
 
         var dut = try startAlive(first: true)
         defer { _ = dut.close() }
@@ -126,7 +132,8 @@ public final class OTAFuzzCampaign {
         var batchSize = configuration.batchSize
         while clock.now - started < configuration.maxTime, summary.inputs < (configuration.maxInputs ?? .max) {
             let count = min(batchSize, (configuration.maxInputs ?? .max) - summary.inputs, configuration.inputsPerSession - history.count)
-            let batch = (0..<count).map { _ in mutator.mutate(rng.pick(seeds), other: rng.pick(seeds), rng: &rng).bytes }
+            // A mutant's units (a chunk set, fragments) stay in one batch.
+            let batch = inputs.batch(atLeast: max(1, count), rng: &rng)
             let before = history.count
             history += batch
             let uncarried = dut.uncarried

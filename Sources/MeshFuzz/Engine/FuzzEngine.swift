@@ -1,7 +1,8 @@
 import MeshWire
 
 /// The in-process loop: pick a corpus input, mutate it, run the decoder, judge the outcome,
-/// keep inputs that show a behaviour not seen before. It runs inside a worker process (the
+/// keep inputs that show a behaviour not seen before: a new outcome feature, or, in a build
+/// with coverage counters (`EdgeCoverage`), a new edge or hit-count bucket. It runs inside a worker process (the
 /// decoder may trap or hang: the supervisor outside watches for that), or directly in tests
 /// with decoders that cannot.
 public struct FuzzEngine {
@@ -26,6 +27,12 @@ public struct FuzzEngine {
         public init() {}
     }
 
+    /// Whether edge coverage is part of the feedback: a coverage build, unless
+    /// MESHCONFORM_EDGE_FEEDBACK=0 (outcomes alone, for comparison in the same binary).
+    public let coverage = EdgeCoverage.isEnabled
+    /// Inputs kept for new edges alone: their outcome showed nothing new.
+    public private(set) var keptForEdgesOnly = 0
+
     public init(target: FuzzTarget, seed: UInt64, maxLength: Int = 4096) {
         self.target = target
         mutator = Mutator(target: target, maxLength: maxLength)
@@ -45,6 +52,7 @@ public struct FuzzEngine {
     public mutating func admit(_ inputs: [[UInt8]], events: Events = Events()) -> Int {
         var fresh = 0
         for input in inputs {
+            mutator.learn(from: input)
             if runOne(input, kinds: [], events: events, persist: false) { fresh += 1 }
             corpus.append(input)
         }
@@ -67,9 +75,13 @@ public struct FuzzEngine {
     private mutating func runOne(_ input: [UInt8], kinds: [MutationKind], events: Events, persist: Bool) -> Bool {
         events.willExecute(input)
         executions += 1
+        if coverage { EdgeCoverage.reset() }
         let (outcome, failure) = execute(input)
+        let newEdges = coverage && EdgeCoverage.collectNew() > 0
         var fresh = false
         outcome.forEachFeature { if features.insert($0).inserted { fresh = true } }
+        if newEdges, !fresh, persist { keptForEdgesOnly += 1 }
+        fresh = fresh || newEdges
         if !kinds.isEmpty { mutator.schedule.credit(kinds, found: fresh) }
         if fresh, persist {
             corpus.append(input)

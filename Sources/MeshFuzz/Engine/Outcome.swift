@@ -20,10 +20,9 @@ public enum Outcome: Sendable {
         }
     }
 
-    /// Every behaviour this outcome shows, each a 64-bit feature: the engine's coverage, as
-    /// Swift's own coverage counters are only emitted together with a sanitizer, which the
-    /// in-process engine does without (docs/fuzzing.md). An input is new when any of its
-    /// features is.
+    /// Every behaviour this outcome shows, each a 64-bit feature: the engine's feedback in
+    /// every build, and beside edge coverage in a coverage build (`EdgeCoverage`,
+    /// docs/fuzzing.md). An input is new when any of its features is.
     /// - A refusal is one feature: the error code and its detail's words up to the first quote,
     ///   leaving out punctuation and every word with a digit ("offset 7", "0xAE"): those and
     ///   quoted text come from the input, so left in, every garbage byte would be a new

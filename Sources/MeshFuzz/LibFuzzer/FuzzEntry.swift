@@ -8,9 +8,17 @@ import Darwin
 /// The body of every libFuzzer executable (`Sources/FuzzTargets/fuzz-*/main.swift`, generated):
 /// runs one input through a registry target and its in-process oracles, and traps on a broken
 /// oracle so libFuzzer files it as a crash. Built with `-DFUZZING` (ci/fuzz) the executable
-/// hands control to libFuzzer; built normally (`swift build`) it replays the files and folders
-/// named on its command line, which is how a libFuzzer crasher is reproduced without
-/// sanitizers.
+/// hands control to libFuzzer. Built without it, the same executable is the in-process engine,
+/// which is how one binary (and one instrumentation) serves both engines in ci/fuzz-coverage:
+///
+///     fuzz-X PATH...                       replay files and folders (reproduce a crasher without sanitizers)
+///     fuzz-X fuzz-worker TARGET ...        the supervisor's worker (FuzzWorker)
+///     fuzz-X campaign TARGET SECONDS DIR   a supervised campaign, one worker of itself, on DIR/TARGET/;
+///                                          stops at the first finding, no minimising; prints
+///                                          `found KIND after S s, N execs` or `not found in S s, N execs`
+///                                          (the campaign's summary on stderr)
+///     fuzz-X coverage PATH...              (coverage build) edges hit by replaying PATH:
+///                                          `edges E of T, N inputs`
 public enum FuzzEntry {
     static let targets: [String: FuzzTarget] = Dictionary(FuzzRegistry.all.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
 
@@ -31,25 +39,75 @@ public enum FuzzEntry {
 
     public typealias Callback = @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
 
-    /// The executable's main: libFuzzer's driver under FUZZING, a replayer otherwise.
-    public static func main(_ callback: Callback) -> Never {
+    /// The executable's main: libFuzzer's driver under FUZZING, otherwise the in-process
+    /// engine's modes over `targets` (see above).
+    public static func main(_ callback: Callback, targets: [FuzzTarget] = FuzzRegistry.all) -> Never {
         #if FUZZING
         var argc = CommandLine.argc
         var argv = CommandLine.unsafeArgv
         exit(LLVMFuzzerRunDriver(&argc, &argv, callback))
         #else
+        let arguments = CommandLine.arguments
+        switch arguments.dropFirst().first {
+        case "fuzz-worker": FuzzWorker.main(arguments: Array(arguments.dropFirst(2)), targets: targets)
+        case "campaign": campaign(arguments)
+        case "coverage":
+            guard EdgeCoverage.isAvailable else {
+                usage("coverage: this build has no coverage counters (build it as ci/fuzz-coverage does)")
+            }
+            let count = replay(arguments.dropFirst(2), callback, eachInput: EdgeCoverage.reset, afterEach: { _ = EdgeCoverage.collectNew() })
+            print("edges \(EdgeCoverage.coveredEdges) of \(EdgeCoverage.edges), \(count) inputs")
+        default:
+            let count = replay(arguments.dropFirst(), callback)
+            print("replayed \(count) input(s) without a failure (built without -DFUZZING: no libFuzzer; see docs/fuzzing.md)")
+        }
+        exit(0)
+        #endif
+    }
+
+    /// Runs every file named, and every input of every folder named (a corpus), through `callback`.
+    static func replay(_ paths: ArraySlice<String>, _ callback: Callback,
+                       eachInput: () -> Void = {}, afterEach: () -> Void = {}) -> Int {
         var replayed = 0
-        for path in CommandLine.arguments.dropFirst() {
-            // A file is one input; a folder (a corpus) is every input in it.
+        for path in paths {
             let files = CorpusStore.readFile(path).map { [$0] } ?? ((try? CorpusStore(directory: path))?.loadAll().map(\.bytes) ?? [])
             for bytes in files {
+                eachInput()
                 _ = bytes.withUnsafeBufferPointer { callback($0.baseAddress, $0.count) }
+                afterEach()
                 replayed += 1
             }
         }
-        print("replayed \(replayed) input(s) without a failure (built without -DFUZZING: no libFuzzer; see docs/fuzzing.md)")
-        exit(0)
-        #endif
+        return replayed
+    }
+
+    /// `campaign TARGET SECONDS DIR`: the supervisor with one worker of this executable, 1 s
+    /// per-input limit and 2 GiB address space (what ci/fuzz-bench gives libFuzzer: -timeout=1
+    /// -malloc_limit_mb=2048), stopping at the first finding: the in-process side of the
+    /// time-to-find and coverage tables (docs/performance.md).
+    static func campaign(_ arguments: [String]) -> Never {
+        guard arguments.count == 5, let seconds = Double(arguments[3]), seconds > 0 else { usage("campaign needs TARGET SECONDS DIR") }
+        var configuration = Supervisor.Configuration(workerCommand: "\(shellQuote(arguments[0])) fuzz-worker", targets: [arguments[2]],
+                                                     corpusRoot: arguments[4])
+        configuration.maxTime = .milliseconds(Int64(seconds * 1000))
+        configuration.stopOnFinding = true
+        configuration.minimiseBudget = 0
+        let summary: CampaignSummary
+        do { summary = try Supervisor(configuration).run() } catch { usage("\(error)") }
+        let text = Array((summary.text + "\n").utf8)
+        _ = text.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        if let finding = summary.findings.first, let found = finding.secondsToFind {
+            print("found \(finding.kind.rawValue) after \(found) s, \(finding.executionsToFind ?? 0) execs")
+        } else {
+            print("not found in \(seconds) s, \(summary.executions) execs")
+        }
+        exit(summary.exitStatus)
+    }
+
+    static func usage(_ message: String) -> Never {
+        let text = Array("\(CommandLine.arguments[0]): \(message)\n".utf8)
+        _ = text.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        exit(2)
     }
 }
 

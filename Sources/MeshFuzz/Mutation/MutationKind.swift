@@ -22,6 +22,9 @@ public enum MutationKind: String, CaseIterable, Sendable, Codable {
     case chunkIndex = "chunk-index"
     case base64Payload = "base64"
     case flags
+    // Field-aware: a declared field of the format set to a value that breaks apps
+    // (`FieldVocabulary`), the layers around it rebuilt.
+    case fieldValue = "field-value"
 }
 
 /// Adaptive choice of mutation kinds: each kind's weight is its smoothed rate of finds, so

@@ -1,21 +1,32 @@
+import MeshWire
+
 /// Turns one input into a nearby one: a small stack of generic and format-aware mutations.
-/// Format awareness comes from the target's binary layout (fixed fields) and from reading the
-/// input itself (JSON keys, UUID text, base64 strings), so a new JSON format needs no setup.
+/// Format awareness comes from the target's binary layout (fixed fields), from reading the
+/// input itself (JSON keys, UUID text, base64 strings), and from the format's declared fields
+/// (`FormatFields`: the `field-value` mutation).
 public struct Mutator: Sendable {
     public let layout: [BinaryField]
     public let dictionary: [[UInt8]]
     public let maxLength: Int
+    /// The format whose declared fields (`FormatFields`) the `field-value` mutation sets.
+    public let format: FormatID?
+    /// What the seeds (the vectors) put in each JSON key, tried there too.
+    public private(set) var tokens = FieldTokens()
     public var schedule = MutationSchedule()
 
-    public init(layout: [BinaryField] = [], dictionary: [[UInt8]] = [], maxLength: Int = 4096) {
+    public init(layout: [BinaryField] = [], dictionary: [[UInt8]] = [], format: FormatID? = nil, maxLength: Int = 4096) {
         self.layout = layout
         self.dictionary = Self.sharedDictionary + dictionary
+        self.format = format.flatMap { FormatFields.declaration(of: $0) == nil ? nil : $0 }
         self.maxLength = maxLength
     }
 
     public init(target: FuzzTarget, maxLength: Int = 4096) {
-        self.init(layout: target.layout, dictionary: target.dictionary, maxLength: maxLength)
+        self.init(layout: target.layout, dictionary: target.dictionary, format: target.id, maxLength: maxLength)
     }
+
+    /// Takes the values of a seed's fields as tokens for the `field-value` mutation.
+    public mutating func learn(from seed: [UInt8]) { tokens.learn(from: seed) }
 
     static let interesting8: [UInt8] = [0x00, 0x01, 0x02, 0x7F, 0x80, 0xFE, 0xFF, 0x10, 0x20, 0x40, 0x22, 0x7B, 0x7D, 0x5B, 0x5D, 0x2C, 0x3A, 0x5C]
     static let interesting64: [UInt64] = [0, 1, 2, 7, 8, 15, 16, 0x7F, 0x80, 0xFF, 0x100, 0x1FF, 0x200, 0x7FFF, 0x8000, 0xFFFF, 0x1_0000,
@@ -120,6 +131,9 @@ public struct Mutator: Sendable {
         case .flags:
             return mutateField(roles: [.flags], in: &b, rng: &rng)
                 || JSONText.replaceValue(ofKeys: ["flags", "compressed", "isCompressed", "padding", "padded"], in: &b, rng: &rng)
+        case .fieldValue:
+            guard let format, let mutant = FieldMutation.mutate(b, format: format, tokens: tokens, maxLength: maxLength, rng: &rng) else { return false }
+            b = mutant
         }
         return true
     }

@@ -27,6 +27,11 @@ public struct CampaignSummary: Codable, Sendable {
         public var corpusSize: Int
         public var newInputs: Int
         public var features: Int
+        /// Edges the workers' executions hit, in a coverage build (`EdgeCoverage`); 0 otherwise.
+        /// The most any one job saw, not a union over jobs.
+        public var coveredEdges: Int = 0
+        /// Inputs a job kept for new edges alone (its outcome was nothing new): the most of any job.
+        public var keptForEdgesOnly: Int = 0
         public var workerRestarts: Int
     }
 
@@ -41,7 +46,7 @@ public struct CampaignSummary: Codable, Sendable {
 
     public var text: String {
         var lines = targets.map { t in
-            "\(t.target): \(t.executions) execs in \(String(format1: t.seconds)) s (\(Int(t.executionsPerSecond))/s), corpus \(t.corpusSize) (+\(t.newInputs)), \(t.features) behaviours, \(t.workerRestarts) worker restarts"
+            "\(t.target): \(t.executions) execs in \(String(format1: t.seconds)) s (\(Int(t.executionsPerSecond))/s), corpus \(t.corpusSize) (+\(t.newInputs)), \(t.features) behaviours\(t.coveredEdges > 0 ? ", \(t.coveredEdges) edges (\(t.keptForEdgesOnly) inputs kept for edges alone)" : ""), \(t.workerRestarts) worker restarts"
         }
         for f in findings {
             lines.append("FOUND \(f.kind.rawValue) in \(f.target): \(f.signature)")

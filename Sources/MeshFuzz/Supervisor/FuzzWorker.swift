@@ -13,7 +13,8 @@ import Darwin
 ///     fuzz-worker TARGET --corpus DIR --slot FILE [--seed N] [--runs N] [--max-time S] [--memory-mb M]
 ///     fuzz-worker TARGET --replay [--memory-mb M]      # hex lines in, one answer line out each
 ///
-/// Lines out: `stat EXECS CORPUS FEATURES`, `new NAME`, `fail KIND HEX DETAIL`, `done EXECS`;
+/// Lines out: `stat EXECS CORPUS FEATURES [EDGES EDGE-ONLY]` (a coverage build: edges hit, and
+/// inputs kept for new edges alone), `new NAME`, `fail KIND HEX DETAIL`, `done EXECS`;
 /// in replay mode `ok FEATURE KIND|-` per input.
 public enum FuzzWorker {
     public static func main(arguments: [String], targets: [FuzzTarget]) -> Never {
@@ -88,16 +89,25 @@ public enum FuzzWorker {
             let now = ContinuousClock.now
             if now - lastReport >= .milliseconds(200) {
                 lastReport = now
-                emit("stat \(engine.executions) \(engine.corpus.count) \(engine.features.count)")
+                emit(stat(engine))
             }
             // Other workers' finds, every few seconds: the corpus folder is the shared memory.
             if now - lastRescan >= .seconds(3) { lastRescan = now; admitNew() }
             if let runs = options.runs, engine.executions >= runs { break }
             if let maxTime = options.maxTime, now - start >= .milliseconds(Int64(maxTime * 1000)) { break }
         }
-        emit("stat \(engine.executions) \(engine.corpus.count) \(engine.features.count)")
+        emit(stat(engine))
         emit("done \(engine.executions)")
         exit(0)
+    }
+
+    /// Outcome features and, with edge feedback, the coverage features, edges hit and inputs
+    /// kept for edges alone.
+    static func stat(_ engine: FuzzEngine) -> String {
+        let counts = engine.coverage
+            ? "\(engine.features.count + EdgeCoverage.features) \(EdgeCoverage.coveredEdges) \(engine.keptForEdgesOnly)"
+            : "\(engine.features.count)"
+        return "stat \(engine.executions) \(engine.corpus.count) \(counts)"
     }
 
     static func replay(_ target: FuzzTarget) -> Never {

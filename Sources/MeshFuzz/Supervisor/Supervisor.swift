@@ -97,7 +97,7 @@ public final class Supervisor {
         let start = ContinuousClock.now
         let deadline = start + time
         let jobs = max(1, configuration.jobs)
-        var newInputs = 0, corpusSize = initialCorpus, features = 0
+        var newInputs = 0, corpusSize = initialCorpus, features = 0, edges = 0, keptForEdges = 0
         var workers: [Worker] = []
         targetStart = start
         executedSoFar = { workers.reduce(0) { $0 + $1.total } }
@@ -117,7 +117,13 @@ public final class Supervisor {
                         let words = String(decoding: line.bytes, as: UTF8.self).split(separator: " ", maxSplits: 3)
                         switch words.first {
                         case "stat":
-                            if words.count >= 4 { w.executions = Int(words[1]) ?? w.executions; corpusSize = max(corpusSize, Int(words[2]) ?? 0); features = max(features, Int(words[3].prefix { $0 != " " }) ?? 0) }
+                            if words.count >= 4 {
+                                w.executions = Int(words[1]) ?? w.executions; corpusSize = max(corpusSize, Int(words[2]) ?? 0)
+                                // FEATURES [EDGES EDGE-ONLY]: the last two from a coverage build's worker.
+                                let counts = words[3].split(separator: " ")
+                                features = max(features, Int(counts[0]) ?? 0)
+                                if counts.count > 2 { edges = max(edges, Int(counts[1]) ?? 0); keptForEdges = max(keptForEdges, Int(counts[2]) ?? 0) }
+                            }
                         case "new": newInputs += 1
                         case "fail" where words.count >= 3:
                             let detail = words.count > 3 ? String(words[3]) : ""
@@ -181,7 +187,8 @@ public final class Supervisor {
         let executions = workers.reduce(0) { $0 + $1.total }
         summary.targets.append(CampaignSummary.TargetRun(
             target: target, executions: executions, seconds: seconds, executionsPerSecond: seconds > 0 ? Double(executions) / seconds : 0,
-            corpusSize: store.names().count, newInputs: newInputs, features: features, workerRestarts: workers.reduce(0) { $0 + $1.restarts }))
+            corpusSize: store.names().count, newInputs: newInputs, features: features, coveredEdges: edges, keptForEdgesOnly: keptForEdges,
+            workerRestarts: workers.reduce(0) { $0 + $1.restarts }))
         onStatus(status(target, start: start, workers: workers, corpus: store.names().count, newInputs: newInputs))
         rmdirTree(slots)
     }

@@ -49,7 +49,9 @@ struct RelayEngine: DialectEngine {
     private var forwardedAcks: DedupCache<ForwardedAck, Void>
     private var lastSeq: DedupCache<UUID, UInt32>
     private var outstanding: [UInt64: Outstanding] = [:]
-    private var links: Set<LinkID> = []
+    /// The links up, ascending (at most 7, RELAY-R11): a sorted array, so relaying to all of
+    /// them needs no sort and no hashing.
+    private var links: [LinkID] = []
     private var beaconTimer: TimerID?
     private var beaconSeqNo: UInt32 = 0
     private var lastOwnSeq: UInt64 = 0
@@ -92,7 +94,7 @@ struct RelayEngine: DialectEngine {
         case .received(let bytes, let link): return receive(bytes, on: link, at: now)
         case .linkUp(let link, _): return linkUp(link, at: now)
         case .linkDown(let link):
-            links.remove(link)
+            links.removeAll { $0 == link }
             return []
         case .timer(let id): return timer(id, at: now)
         case .command(.send(let payload, let destination)): return originate(payload, to: destination, at: now)
@@ -124,7 +126,7 @@ struct RelayEngine: DialectEngine {
     private mutating func linkUp(_ link: LinkID, at now: Instant) -> [NodeAction] {
         // RELAY-R11: at most 7 links; one beyond is disconnected (and never used meanwhile).
         guard links.count < Self.maxNeighbours || links.contains(link) else { return [.disconnect(link)] }
-        links.insert(link)
+        if !links.contains(link) { links.insert(link, at: links.firstIndex { $0 > link } ?? links.endIndex) }
         var actions: [NodeAction] = []
         // RELAY-R9: beacons run while at least one link is up.
         if beaconTimer == nil, !config.faults.contains(.noBeacon) {
@@ -389,7 +391,7 @@ struct RelayEngine: DialectEngine {
     }
 
     private func sendAll(_ packet: [UInt8], except ingress: LinkID?) -> [NodeAction] {
-        links.sorted().filter { $0 != ingress }.map { .send(packet, on: $0) }
+        links.compactMap { $0 == ingress ? nil : .send(packet, on: $0) }
     }
 }
 

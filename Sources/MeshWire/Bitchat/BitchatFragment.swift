@@ -12,9 +12,23 @@ public struct BitchatFragment: WireFormat, NeutralForm {
     /// The inner packet's type as the sender claims it: not authenticated, so receivers
     /// dispatch on the reassembled packet's own type (BITCHAT-R9).
     public var originalType: UInt8
-    /// Slices of the decoded input (a decoder copies nothing), or of the given arrays.
-    public var fragmentIDBytes: ArraySlice<UInt8>
-    public var dataBytes: ArraySlice<UInt8>
+    /// The fragment ID and the data, as slices of one buffer: a decoded fragment's is its input
+    /// (one reference for both fields, so a decode retains the input once and copies nothing), a
+    /// built one's is the ID followed by the data.
+    private var storage: ArraySlice<UInt8>
+    /// Where the ID ends and the data starts in `storage` (a decoded input has the 5 header
+    /// bytes between them).
+    private var idEnd: Int
+    private var dataStart: Int
+
+    public var fragmentIDBytes: ArraySlice<UInt8> {
+        get { storage[storage.startIndex..<idEnd] }
+        set { self = BitchatFragment(fragmentIDBytes: newValue, index: index, total: total, originalType: originalType, dataBytes: dataBytes) }
+    }
+    public var dataBytes: ArraySlice<UInt8> {
+        get { storage[dataStart...] }
+        set { self = BitchatFragment(fragmentIDBytes: fragmentIDBytes, index: index, total: total, originalType: originalType, dataBytes: newValue) }
+    }
 
     public var fragmentID: [UInt8] {
         get { Array(fragmentIDBytes) }
@@ -30,24 +44,52 @@ public struct BitchatFragment: WireFormat, NeutralForm {
     }
 
     public init(fragmentIDBytes: ArraySlice<UInt8>, index: Int, total: Int, originalType: UInt8, dataBytes: ArraySlice<UInt8>) {
-        self.fragmentIDBytes = fragmentIDBytes
+        storage = (Array(fragmentIDBytes) + dataBytes)[...]
+        idEnd = fragmentIDBytes.count
+        dataStart = idEnd
         self.index = index
         self.total = total
         self.originalType = originalType
-        self.dataBytes = dataBytes
     }
 
-    public init(decoding bytes: ArraySlice<UInt8>) throws(WireError) {
-        // Checked before the value is built: a value thrown away on a late error costs a copy.
-        var r = ByteReader(bytes)
-        let id = try r.readBytes(8)
-        let index = Int(try r.readU16BE())
-        let total = Int(try r.readU16BE())
-        let originalType = try r.readU8()
+    public init(decoding bytes: borrowing ArraySlice<UInt8>) throws(WireError) {
+        guard bytes.count >= Self.headerSize else {
+            // Cut short: the reader names the first field that is missing.
+            var r = ByteReader(copy bytes)
+            try r.skip(8)
+            _ = try r.readU16BE()
+            _ = try r.readU16BE()
+            _ = try r.readU8()
+            preconditionFailure("a \(bytes.count)-byte input holds the 13-byte header")
+        }
+        // The header is read in place from the borrowed input, and the value's one copy of the
+        // slice is its only reference to it: one retain per decode, nothing copied.
+        let start = bytes.startIndex
+        let index = Int(bytes[start + 8]) << 8 | Int(bytes[start + 9])
+        let total = Int(bytes[start + 10]) << 8 | Int(bytes[start + 11])
         if let problem = Self.indexProblem(index: index, total: total) {
             throw WireError(.chunkIndexOutOfRange, "BitchatFragment: \(problem)")
         }
-        self.init(fragmentIDBytes: id, index: index, total: total, originalType: originalType, dataBytes: r.readRest())
+        self.index = index
+        self.total = total
+        originalType = bytes[start + 12]
+        idEnd = start + 8
+        dataStart = start + Self.headerSize
+        storage = copy bytes
+    }
+
+    // Equal fields, wherever the bytes are stored.
+    public static func == (a: BitchatFragment, b: BitchatFragment) -> Bool {
+        a.index == b.index && a.total == b.total && a.originalType == b.originalType
+            && a.fragmentIDBytes == b.fragmentIDBytes && a.dataBytes == b.dataBytes
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(index)
+        hasher.combine(total)
+        hasher.combine(originalType)
+        hasher.combine(fragmentIDBytes)
+        hasher.combine(dataBytes)
     }
 
     static func indexProblem(index: Int, total: Int) -> String? {
@@ -72,11 +114,8 @@ public struct BitchatFragment: WireFormat, NeutralForm {
         guard fragmentID.count == 8 else {
             throw WireError(.lengthMismatch, "BitchatFragment.fragmentID is \(fragmentID.count) bytes, not 8")
         }
-        fragmentIDBytes = fragmentID[...]
-        index = try f.integer("index")
-        total = try f.integer("total")
-        originalType = try f.integer("originalType")
-        dataBytes = try f.hex("data")[...]
+        self.init(fragmentID: fragmentID, index: try f.integer("index"), total: try f.integer("total"),
+                  originalType: try f.integer("originalType"), data: try f.hex("data"))
         if let problem = Self.indexProblem(index: index, total: total) {
             throw WireError(.chunkIndexOutOfRange, "BitchatFragment: \(problem)")
         }

@@ -134,10 +134,10 @@ public struct BitchatPacket: WireFormat, NeutralForm {
 
     // MARK: decoding
 
-    public init(decoding bytes: ArraySlice<UInt8>) throws(WireError) {
+    public init(decoding bytes: borrowing ArraySlice<UInt8>) throws(WireError) {
         // Every field is read and checked into locals first and the value built once at the
         // end: a value built early and thrown away on a late error costs a copy.
-        var r = ByteReader(bytes)
+        var r = ByteReader(copy bytes)
         let version = try r.readU8()
         guard version == 1 || version == 2 else {
             throw WireError(.unknownType, "version \(version): only 1 and 2 exist")

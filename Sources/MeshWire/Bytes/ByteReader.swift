@@ -24,6 +24,14 @@ public struct ByteReader {
         return bytes[index..<index + count]
     }
 
+    /// Steps over `count` bytes without making a slice of them.
+    public mutating func skip(_ count: Int) throws(WireError) {
+        guard count >= 0, count <= remaining else {
+            throw .truncated(need: count, have: remaining, at: offset)
+        }
+        index += count
+    }
+
     public mutating func readRest() -> ArraySlice<UInt8> {
         defer { index = bytes.endIndex }
         return bytes[index...]
@@ -32,21 +40,22 @@ public struct ByteReader {
     /// The next byte, not consumed; nil at the end.
     public func peekU8() -> UInt8? { isAtEnd ? nil : bytes[index] }
 
-    public mutating func readU8() throws(WireError) -> UInt8 {
+    @inline(__always) public mutating func readU8() throws(WireError) -> UInt8 {
         guard remaining >= 1 else { throw .truncated(need: 1, have: 0, at: offset) }
         defer { index += 1 }
         return bytes[index]
     }
 
-    public mutating func readU16BE() throws(WireError) -> UInt16 { try UInt16(truncatingIfNeeded: readBE(2)) }
-    public mutating func readU32BE() throws(WireError) -> UInt32 { try UInt32(truncatingIfNeeded: readBE(4)) }
-    public mutating func readU64BE() throws(WireError) -> UInt64 { try readBE(8) }
-    public mutating func readU16LE() throws(WireError) -> UInt16 { try UInt16(truncatingIfNeeded: readLE(2)) }
-    public mutating func readU32LE() throws(WireError) -> UInt32 { try UInt32(truncatingIfNeeded: readLE(4)) }
-    public mutating func readU64LE() throws(WireError) -> UInt64 { try readLE(8) }
+    @inline(__always) public mutating func readU16BE() throws(WireError) -> UInt16 { try UInt16(truncatingIfNeeded: readBE(2)) }
+    @inline(__always) public mutating func readU32BE() throws(WireError) -> UInt32 { try UInt32(truncatingIfNeeded: readBE(4)) }
+    @inline(__always) public mutating func readU64BE() throws(WireError) -> UInt64 { try readBE(8) }
+    @inline(__always) public mutating func readU16LE() throws(WireError) -> UInt16 { try UInt16(truncatingIfNeeded: readLE(2)) }
+    @inline(__always) public mutating func readU32LE() throws(WireError) -> UInt32 { try UInt32(truncatingIfNeeded: readLE(4)) }
+    @inline(__always) public mutating func readU64LE() throws(WireError) -> UInt64 { try readLE(8) }
 
     // Integers are read in place: no slice of the input is made for them (a slice is a
     // reference to the input's storage, so a retain and a release per field).
+    @inline(__always)
     private mutating func readBE(_ width: Int) throws(WireError) -> UInt64 {
         guard remaining >= width else { throw .truncated(need: width, have: remaining, at: offset) }
         var value: UInt64 = 0
@@ -55,6 +64,7 @@ public struct ByteReader {
         return value
     }
 
+    @inline(__always)
     private mutating func readLE(_ width: Int) throws(WireError) -> UInt64 {
         guard remaining >= width else { throw .truncated(need: width, have: remaining, at: offset) }
         var value: UInt64 = 0

@@ -37,9 +37,9 @@ public struct PeatDocument: WireFormat, NeutralForm {
         self.trailer = trailer
     }
 
-    public init(decoding bytes: ArraySlice<UInt8>) throws(WireError) {
+    public init(decoding bytes: borrowing ArraySlice<UInt8>) throws(WireError) {
         try PeatWire.checkSize(bytes.count, "document")
-        var r = ByteReader(bytes)
+        var r = ByteReader(copy bytes)
         version = try r.readU32LE()
         // A receiver dispatches on the first byte (PEAT-W1): this document would be read as a frame.
         guard !PeatWire.frameMarkers.contains(UInt8(truncatingIfNeeded: version)) else {

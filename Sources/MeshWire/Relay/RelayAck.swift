@@ -7,12 +7,12 @@ public struct RelayAck: WireFormat, NeutralForm {
 
     public init(seq: UInt64) { self.seq = seq }
 
-    public init(decoding bytes: ArraySlice<UInt8>) throws(WireError) {
+    public init(decoding bytes: borrowing ArraySlice<UInt8>) throws(WireError) {
         // SwiftMeshRelay only checks this length; anything but 8 bytes is not an ack.
         guard bytes.count == Self.size else {
             throw WireError(.lengthMismatch, "ack header is \(bytes.count) byte(s), must be \(Self.size)")
         }
-        var r = ByteReader(bytes)
+        var r = ByteReader(copy bytes)
         seq = try r.readU64BE()
     }
 

@@ -11,9 +11,6 @@ import Glibc
 #endif
 
 let arguments = CommandLine.arguments
-if arguments.count > 1, arguments[1] == "fuzz-worker" {
-    FuzzWorker.main(arguments: Array(arguments.dropFirst(2)), targets: PlantedBugs.all)
-}
 
 func usage(_ message: String) -> Never {
     let text = Array("planted-bugs: \(message)\nusage: planted-bugs campaign TARGET SECONDS DIR | planted-bugs seeds TARGET DIR\n".utf8)
@@ -34,24 +31,9 @@ if arguments.count > 1, arguments[1] == "seeds" {
     exit(0)
 }
 
-if arguments.count > 1, arguments[1] == "campaign" {
-    // One job, stop at the first finding, 1 s per-input limit and 2 GiB address space
-    // (what ci/fuzz-bench gives libFuzzer: -timeout=1 -malloc_limit_mb=2048).
-    guard arguments.count == 5, let seconds = Double(arguments[3]), seconds > 0 else { usage("campaign needs TARGET SECONDS DIR") }
-    let root = arguments[4]
-    guard writeSeeds(arguments[2], into: "\(root)/\(arguments[2])") else { usage("no planted target \(arguments[2])") }
-    var configuration = Supervisor.Configuration(workerCommand: "'\(arguments[0])' fuzz-worker", targets: [arguments[2]], corpusRoot: root)
-    configuration.maxTime = .milliseconds(Int64(seconds * 1000))
-    configuration.stopOnFinding = true
-    configuration.minimiseBudget = 0
-    let summary: CampaignSummary
-    do { summary = try Supervisor(configuration).run() } catch { usage("\(error)") }
-    if let finding = summary.findings.first, let found = finding.secondsToFind {
-        print("found \(finding.kind.rawValue) after \(found) s, \(finding.executionsToFind ?? 0) execs")
-    } else {
-        print("not found in \(seconds) s, \(summary.executions) execs")
-    }
-    exit(summary.exitStatus)
+// A campaign starts from the target's seeds; FuzzEntry.main runs it (and fuzz-worker).
+if arguments.count == 5, arguments[1] == "campaign" {
+    guard writeSeeds(arguments[2], into: "\(arguments[4])/\(arguments[2])") else { usage("no planted target \(arguments[2])") }
 }
 
 let plantedTarget: FuzzTarget = {
@@ -65,4 +47,4 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     FuzzEntry.testOneInput(target: plantedTarget, data: data, size: size)
 }
 
-FuzzEntry.main(testOneInput)
+FuzzEntry.main(testOneInput, targets: PlantedBugs.all)

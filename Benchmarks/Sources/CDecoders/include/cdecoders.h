@@ -107,6 +107,12 @@ int cd_relay_ack_decode(const uint8_t *in, size_t length, uint64_t *seq);
 // Timing, in C like the decoders: decodes per second of format `format` over the inputs,
 // best of `rounds` rounds of `seconds` each, one decode call per input (and the packet's free).
 enum cd_format { CD_BITCHAT_PACKET, CD_BITCHAT_FRAGMENT, CD_PEAT_DOCUMENT, CD_RELAY_ACK };
+/* Passes over the inputs between two clock reads, on both sides: reading the thread's CPU time
+   is a system call, which would otherwise weigh on a pass of a few short inputs. */
+#define CD_PASSES_PER_CLOCK_READ 64
+
+/* The calling thread's CPU time in seconds (CLOCK_THREAD_CPUTIME_ID), the clock of both sides' rounds. */
+double cd_thread_seconds(void);
 double cd_rate(int format, const uint8_t *const *inputs, const size_t *lengths, size_t count, double seconds, int rounds);
 
 #endif
