@@ -23,8 +23,9 @@ DUTs"):
   long-route         a v2 packet reassembled from fragments whose route has more than 8 hops: the
                      reassembly path copies the route into 8 fixed slots (long list inside valid
                      outer layers)
-  pad-hang           bytes after a frame that end in 0x00: the pad stripper removes p = last byte
-                     bytes at a time and never advances (a hang on one input)
+  pad-hang           bytes after a frame whose pad runs, stripped p = last byte bytes at a time,
+                     come to a 0x00 (bytes ending in 00, for one): the stripper never advances
+                     (a hang on one input)
   fragment-pair      a fragment whose (sender, fragment id, index) is already held with other data:
                      the slot is asserted empty (a crash on a sequence of two inputs)
 """

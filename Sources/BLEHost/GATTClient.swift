@@ -32,6 +32,10 @@ public enum HostFailure: Error, Hashable, Sendable {
     case notReady
     /// One of these at a time (connect, power on): another is under way.
     case busy
+    /// A connect to another peer or from another address while an earlier connect to `peer`,
+    /// which timed out and was cancelled, has not ended yet: the controller still initiates it
+    /// (Bumble's until `peer` advertises) and would refuse a second one.
+    case cancelledConnectPending(peer: BluetoothAddress)
     case invalidParameter(String)
     /// The controller refused a command.
     case controllerStatus(opcode: UInt16, status: UInt8)

@@ -86,9 +86,23 @@ public struct LEHost {
     private var connections: [UInt16: Connection] = [:]
     /// Connections the host is tearing down without telling the upper layer (over the limit, or after a connect timed out).
     private var refusedHandles: Set<UInt16> = []
-    private var pendingConnect: (op: OperationID, peer: BluetoothAddress, own: BluetoothAddress?, timer: HostTimerID)?
-    /// A connect that timed out: its cancel is in flight, and a late success must be torn down.
-    private var cancellingConnect = false
+    /// The connect under way: its target, own address and Create Connection command.
+    private struct PendingConnect {
+        var op: OperationID
+        var peer: BluetoothAddress
+        var own: BluetoothAddress?
+        var timer: HostTimerID
+        var command: HCICommand
+        /// Taken over from a cancelled attempt still under way (no command of its own sent yet).
+        var adopted = false
+    }
+    private var pendingConnect: PendingConnect?
+    /// A connect that timed out and was cancelled, until the controller ends the attempt (LE
+    /// Connection Complete: status 0x02, or a late success, which is torn down). Controllers
+    /// end it at once; Bumble's acknowledges the cancel and goes on initiating until the peer
+    /// advertises. Meanwhile a connect to the same peer from the same address takes the attempt
+    /// over, and any other fails with `cancelledConnectPending` (the controller would refuse it).
+    private var cancelledConnect: (peer: BluetoothAddress, own: BluetoothAddress?, command: HCICommand)?
     private var pendingDisconnects: [UInt16: OperationID] = [:]
 
     public init(config: LEHostConfig = LEHostConfig()) {
@@ -177,9 +191,17 @@ public struct LEHost {
                                 : [.leSetScanEnable(enable: false, filterDuplicates: false)], op: id)
             scanning = false
         case .connect(let peer, let timeout, let params, let own):
-            guard pendingConnect == nil, !cancellingConnect else { return fail(id, .busy) }
+            guard pendingConnect == nil else { return fail(id, .busy) }
             guard params.isValid else { return fail(id, .invalidParameter("connection parameters out of range")) }
             let from = own ?? randomAddress
+            if let cancelled = cancelledConnect {
+                guard cancelled.peer == peer, cancelled.own == from else { return fail(id, .cancelledConnectPending(peer: cancelled.peer)) }
+                // The same connect: the attempt still under way becomes this one's.
+                cancelledConnect = nil
+                pendingConnect = PendingConnect(op: id, peer: peer, own: from, timer: startTimer(.connect(id), after: timeout),
+                                                command: cancelled.command, adopted: true)
+                return
+            }
             var steps: [HCICommand] = []
             if let from, from != controllerRandomAddress {
                 guard from.isRandomStatic else { return fail(id, .invalidParameter("\(from.string) is not a random static address (top two bits 11)")) }
@@ -198,7 +220,8 @@ public struct LEHost {
                 controllerRandomAddress = from
             }
             _ = queue(steps[steps.count - 1], .connect(id))
-            pendingConnect = (id, peer, from, startTimer(.connect(id), after: timeout))
+            pendingConnect = PendingConnect(op: id, peer: peer, own: from, timer: startTimer(.connect(id), after: timeout),
+                                            command: steps[steps.count - 1])
         case .disconnect(let handle, let reason):
             guard connections[handle] != nil else { return fail(id, .notConnected) }
             guard pendingDisconnects[handle] == nil else { return fail(id, .busy) }
@@ -271,7 +294,7 @@ public struct LEHost {
         connections.removeAll()
         refusedHandles.removeAll()
         pendingConnect = nil
-        cancellingConnect = false
+        cancelledConnect = nil
         pendingDisconnects.removeAll()
         aclQueue.removeAll()
         aclInFlight.removeAll()
@@ -393,7 +416,7 @@ public struct LEHost {
         case .connect(let op):
             guard let p = pendingConnect, p.op == op else { return }
             pendingConnect = nil
-            cancellingConnect = true
+            cancelledConnect = (p.peer, p.own, p.command)
             fail(op, .timeout)
             _ = queue(.leCreateConnectionCancel, .housekeeping)
         case .att(let handle, let serial):
@@ -515,7 +538,7 @@ public struct LEHost {
         case .housekeeping:
             if opcode == HCIOpcode.leCreateConnectionCancel, status != 0 {
                 // Nothing to cancel: the attempt already ended (a Connection Complete is on its way or came).
-                cancellingConnect = false
+                cancelledConnect = nil
             }
         }
     }
@@ -602,12 +625,18 @@ public struct LEHost {
     private mutating func connectionComplete(_ c: LEConnectionComplete) {
         let mine = c.role == .central ? pendingConnect : nil
         if c.status != 0 {
+            if let p = mine, p.adopted, c.status == 0x02 {
+                // The cancelled attempt this connect took over ended after all: start it afresh.
+                pendingConnect?.adopted = false
+                _ = queue(p.command, .connect(p.op))
+                return
+            }
             if let p = mine {
                 pendingConnect = nil
                 timers[p.timer] = nil
                 fail(p.op, .controllerStatus(opcode: HCIOpcode.leCreateConnection, status: c.status))
             } else if c.role == .central {
-                cancellingConnect = false   // the cancelled attempt's end (status 0x02)
+                cancelledConnect = nil   // the cancelled attempt's end (status 0x02)
             } else if !useExtended {
                 advertisingSets.removeAll()  // directed advertising timed out
             }
@@ -616,8 +645,8 @@ public struct LEHost {
         // The controller stops advertising on connection: a legacy controller its one advertiser,
         // an extended one the set the central chose (LE Advertising Set Terminated says which).
         if c.role == .peripheral, !useExtended { advertisingSets.removeAll() }
-        let refuse = connections.count >= config.maxConnections || (c.role == .central && mine == nil && cancellingConnect)
-        if c.role == .central, mine == nil { cancellingConnect = false }
+        let refuse = connections.count >= config.maxConnections || (c.role == .central && mine == nil && cancelledConnect != nil)
+        if c.role == .central, mine == nil { cancelledConnect = nil }
         if refuse || connections[c.handle] != nil {
             // Over the limit, or a connect the upper layer already saw fail: tear it down quietly.
             refusedHandles.insert(c.handle)

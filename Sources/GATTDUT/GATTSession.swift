@@ -54,6 +54,8 @@ final class GATTSession: DUTSession {
     private var inbound: [Int: [UInt16: Inbound]] = [:]
     private var pending: [DUTOutput] = []
     private var produced = 0
+    /// Values the tester wrote (the flood bound grows with them).
+    private var inputs = 0
     private var failure: (any Error)?
     /// For the driver's count of checks whose links could not be brought up.
     private var linkSetupFailure: String?
@@ -103,6 +105,7 @@ final class GATTSession: DUTSession {
                 }
             }
         case .received(let bytes, let link):
+            inputs += 1
             let adapter = driver.adapter(of: try identity(link))
             guard let up = links[link.raw] else {
                 if dropped.contains(link.raw) { return }
@@ -171,7 +174,7 @@ final class GATTSession: DUTSession {
             handle = h
         } catch {
             if error.isAdapterFailure { return tester(adapter, error) }
-            if case .operationFailed(_, .busy) = error { return nil }   // the adapter's own earlier connect is in the way: cannot tell
+            if case .operationFailed(_, .cancelledConnectPending) = error { return nil }   // the adapter's own earlier connect is in the way: cannot tell
             return unreachable("with no link left up, a new connection from tester 1 did not come up (\(brief(error)))")
         }
         defer { _ = try? adapter.runtime.perform(.disconnect(handle: handle), until: .now + timeout) }
@@ -286,9 +289,13 @@ final class GATTSession: DUTSession {
             do throws(RadioError) {
                 result = try adapter.runtime.perform(.connect(target, timeout: timeout, ownAddress: identity.address),
                                                      until: .now + timeout + .seconds(1))
-            } catch .operationFailed(_, .busy) where retry == 0 {
-                // The previous attempt's cancellation is still under way: let the host finish it.
-                try settle(adapter, for: .milliseconds(500))
+            } catch .operationFailed(_, .cancelledConnectPending) where retry == 0 {
+                // An earlier connect of this adapter (to the DUT, from another identity) timed out
+                // and its controller still initiates it: it ends when the DUT advertises, and the
+                // host tears that late link down. Serve the adapter's events meanwhile, then retry.
+                try settle(adapter, for: .seconds(1))
+            } catch .operationFailed(_, .cancelledConnectPending(let peer)) {
+                throw StepFailed(text: "tester \(n) connecting: not tried: the adapter's controller still initiates an earlier connect to \(peer.string) that timed out and was cancelled (it acknowledged the cancel; it ends when \(peer.string) advertises)")
             } catch {
                 try environmental(adapter, error)
                 throw StepFailed(text: "tester \(n) connecting: no connection within \(timeout) (\(brief(error)))")
@@ -537,8 +544,8 @@ final class GATTSession: DUTSession {
 
     private func record(_ output: DUTOutput) throws {
         produced += 1
-        guard produced <= maxOutputsPerSession else {
-            let f = DUTFailure("the DUT produced more than \(maxOutputsPerSession) outputs in one check (flood)")
+        guard produced <= maxOutputs(afterInputs: inputs) else {
+            let f = DUTFailure("the DUT produced more than \(maxOutputs(afterInputs: inputs)) outputs in one check, \(inputs) values written (flood)")
             failure = f
             throw f
         }

@@ -34,9 +34,9 @@ public enum AppProfile {
         case .simple:
             [.relayToSender, .noJitter]
         case .camp:
-            [.relayToSender, .retryEmptyContent]
+            [.evictArbitrary, .relayToSender, .retryEmptyContent]
         case .peat:
-            []
+            [.laxEnvelopeLength]
         }
     }
 }

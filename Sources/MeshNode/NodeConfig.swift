@@ -61,6 +61,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case relayForMe = "relay-for-me"
     case smallDedupCache = "small-dedup-cache"
     case shortRetention = "short-retention"
+    case evictArbitrary = "evict-arbitrary"
     case noReack = "no-reack"
     case dropForeignAcks = "drop-foreign-acks"
     case floodAcks = "flood-acks"
@@ -123,6 +124,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case emergencyOverwrite = "emergency-overwrite"
     case olderEmergencyReplaces = "older-emergency-replaces"
     case noEmergencyAck = "no-emergency-ack"
+    case laxEnvelopeLength = "lax-envelope-length"
     // Every dialect: a positive control, not a deviation. It must PASS every check the
     // reference node passes (issue 13: a DUT's own traffic is never a relay or an ack).
     case chatty = "chatty"
@@ -162,12 +164,12 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .noCancel, .flatProbability, .noRelayFields, .noDenseCap:
             [.simple]
         case .rewriteRelay, .confirmConfirmations, .noRetry, .retryEmptyContent, .fixedRetryInterval,
-             .ownHopBudget, .noDocumentPeriod, .noMergeResend, .emergencyOverwrite, .olderEmergencyReplaces, .noEmergencyAck, .chatty:
+             .laxEnvelopeLength, .ownHopBudget, .noDocumentPeriod, .noMergeResend, .emergencyOverwrite, .olderEmergencyReplaces, .noEmergencyAck, .chatty:
             []
         // Shared deviations, carried by every engine that has the rule they break: bitchat
         // has no acks (BITCHAT-R10), simple no acks and no destination (SIMPLE-R2, R9).
         case .noDedup, .noTTLDecrement, .relayTTLOne, .relayToSender, .doubleDeliver, .crashOnTruncated, .lateRelay,
-             .relayOwn, .smallDedupCache, .shortRetention, .crashOnRefused:
+             .relayOwn, .smallDedupCache, .shortRetention, .evictArbitrary, .crashOnRefused:
             [.relay, .blemesh, .bitchat, .simple]
         case .dedupByOrigin, .relayForMe:
             [.relay, .blemesh, .bitchat]
@@ -196,6 +198,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .relayForMe: "relays messages addressed to itself too"
         case .smallDedupCache: "keeps only 16 de-duplication entries"
         case .shortRetention: "forgets de-duplication entries after 10 s"
+        case .evictArbitrary: "evicts an arbitrary id, not the oldest, when its de-duplication cache is full (camp app row 2)"
         case .noReack: "does not ack a duplicate again"
         case .dropForeignAcks: "drops acks for messages it relayed instead of passing them back (relay app bug 7)"
         case .floodAcks: "forwards an ack it cannot match on every other link"
@@ -252,6 +255,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .emergencyOverwrite: "takes a received copy of the held emergency as it is, so an ack can go from true to false (PEAT-R6.1)"
         case .olderEmergencyReplaces: "lets a different emergency replace the held one even when it is older (PEAT-R6.2)"
         case .noEmergencyAck: "never acknowledges the emergency it holds (PEAT-R6.3)"
+        case .laxEnvelopeLength: "ignores bytes after a relay envelope's payload instead of refusing it (PEAT-W5, peat app row 5)"
         case .chatty: "positive control, every dialect: conforms, but sends its background traffic (announces, beacons, documents, own messages) on every link-up and every 500 ms; must pass every check"
         }
     }

@@ -392,6 +392,37 @@ import Testing
         #expect(b.result(4) == nil)   // accepted: the previous attempt is over
     }
 
+    /// Bumble's controller answers LE Create Connection Cancel with success and never ends the
+    /// attempt (no LE Connection Complete 0x02): it goes on initiating until the peer advertises.
+    /// The host says so to a connect elsewhere (it was `busy` for good before), takes the attempt
+    /// over for a connect to the same peer, and starts afresh if the attempt ends after all.
+    @Test func aCancelTheControllerDoesNotEndIsTakenOverOrNamed() throws {
+        var b = Self.ready()
+        b.command(2, .connect(peerAddress, timeout: .seconds(2)))
+        b.advance(to: .milliseconds(2_000))
+        #expect(b.result(2) == .failure(.timeout) && b.commands.last == .leCreateConnectionCancel)
+        let creates = { b.commands.filter { if case .leCreateConnection = $0 { true } else { false } }.count }
+        // Another peer: refused with the reason, nothing sent to the controller.
+        let other = try BluetoothAddress(string: "C0:00:00:00:00:09", type: .random)
+        b.command(3, .connect(other, timeout: .seconds(2)))
+        #expect(b.result(3) == .failure(.cancelledConnectPending(peer: peerAddress)))
+        #expect(creates() == 1)
+        // The same peer: the attempt under way is this connect's; its late success completes it.
+        b.command(4, .connect(peerAddress, timeout: .seconds(2)))
+        #expect(b.result(4) == nil && creates() == 1)
+        b.connection(5, role: .central)
+        #expect(b.result(4) == .success(.connected(handle: 5)))
+        // Taken over, then ended by the controller after all (0x02): issued again.
+        b.command(6, .connect(peerAddress, timeout: .seconds(2)))
+        b.advance(to: .milliseconds(4_100))
+        #expect(b.result(6) == .failure(.timeout))
+        b.command(7, .connect(peerAddress, timeout: .seconds(2)))
+        #expect(creates() == 2)
+        b.controller(.leMeta(.connectionComplete(LEConnectionComplete(status: 0x02, handle: 0, role: .central, peer: peerAddress,
+                                                                     interval: 0, latency: 0, supervisionTimeout: 0, centralClockAccuracy: 0))))
+        #expect(b.result(7) == nil && creates() == 3)
+    }
+
     @Test func malformedInputIsReportedNotFatal() throws {
         var b = Self.ready()
         b.connection(1, role: .peripheral)

@@ -127,6 +127,22 @@ import Testing
         #expect(cache.footprint <= 3)
     }
 
+    /// The mutant `evict-arbitrary` (camp app row 2): still bounded, but past the capacity it
+    /// forgets ids anywhere in the cache, recent ones included, where the reference forgets
+    /// exactly the oldest.
+    @Test func arbitraryEvictionForgetsRecentIdsTheReferenceKeeps() {
+        var oldest = DedupCache<Int, Void>(capacity: 100, retention: .seconds(300))
+        var arbitrary = DedupCache<Int, Void>(capacity: 100, retention: .seconds(300), eviction: .arbitrary)
+        for k in 0..<150 {
+            oldest.insert(k, at: .zero)
+            arbitrary.insert(k, at: .zero)
+        }
+        #expect(oldest.count == 100 && arbitrary.count == 100 && arbitrary.footprint <= 100)
+        #expect((50..<150).allSatisfy { oldest.contains($0, at: .zero) } && !oldest.contains(49, at: .zero))
+        let forgottenRecent = (50..<150).filter { !arbitrary.contains($0, at: .zero) }
+        #expect(!forgottenRecent.isEmpty && (0..<50).contains { arbitrary.contains($0, at: .zero) })
+    }
+
     /// RELAY-R3 / BLEMESH-R4/R5 bounds: debug builds are slow, so 100,000 messages per dialect
     /// (release-mode speed is not available under swift test); the bound never moves.
     @Test func relayStateStaysBoundedUnderFlood() {

@@ -122,6 +122,7 @@ def camp_message():
         "DeclarationOrder": "keys in declaration order, as the app's plain JSONEncoder writes them: valid, not canonical",
         "Location": "locationLat / locationLon: optional Doubles, absent when nil, both or neither, within -90...90 / -180...180",
         "Size": "one GATT write: at most 512 bytes (the app does not chunk)",
+        "AppBug": "Robot Heart accepts it (BLEMessage.id is any String); a conforming decoder refuses it (CAMP-W1, camp.md section 6 row 6)",
     }
     inner = fjson(protocol(payload=fjson(ANNOUNCE))).decode()
     t = []
@@ -148,7 +149,7 @@ def camp_message():
     t.append(I("empty input", b"", "truncated"))
     t.append(I("513 bytes", fjson(message(content="x" * (513 - len(fjson(message(content="")))))), "tooLarge", flags=["Size"]))
     t.append(I("messageType \"chat\"", fjson(message("chat")), "unknownType"))
-    t.append(I("id not a UUID", fjson(message(mid="42")), "badUUID"))
+    t.append(I("id not a UUID", fjson(message(mid="42")), "badUUID", flags=["AppBug"]))
     t.append(I("timestamp missing", fjson(message(drop="timestamp")), "missingField"))
     t.append(I("timestamp as ISO-8601 text", fjson(message(ts="2025-05-03T00:00:00Z")), "wrongType"))
     t.append(I("locationLat without locationLon", fjson(message("location", lat=1.0)), "missingField", flags=["Location"]))

@@ -108,6 +108,7 @@ def peat_peripheral():
         "Legacy": "no has_location byte at all: the 34-byte form of encoders before v0.1.0-rc.7, still accepted",
         "Callsign": "callsign is 12 bytes, UTF-8 then NUL padding; nothing may follow the first NUL",
         "Range": "a field outside peat-btle's validation range (battery, activity, heart rate, coordinates, ids)",
+        "AppBug": "peat-btle accepts it, reading an undefined type as Unknown and re-encoding it as 0; a conforming decoder refuses it (PEAT-W3, peat.md section 7 row 6)",
         "Truncated": "input ends inside a field",
     }
     t = []
@@ -143,8 +144,8 @@ def peat_peripheral():
     t.append(I("latitude 90.5", peripheral(location=(90.5, 0.0, None, None)), "valueOutOfRange", flags=["Location", "Range"]))
     t.append(I("event timestamp 1 ms before 2020", peripheral(event=(3, MIN_TS - 1)), "badDate", flags=["Event"]))
     t.append(I("peripheral timestamp 1000 (before 2020, not 0)", peripheral(ts=1000), "badDate"))
-    t.append(I("event type 7 (undefined)", peripheral(event=(7, TS)), "unknownType", flags=["Event"]))
-    t.append(I("peripheral type 4 (undefined; peat-btle reads it as Unknown and re-encodes 0)", peripheral(ptype=4), "unknownType"))
+    t.append(I("event type 7 (undefined)", peripheral(event=(7, TS)), "unknownType", flags=["Event", "AppBug"]))
+    t.append(I("peripheral type 4 (undefined; peat-btle reads it as Unknown and re-encodes 0)", peripheral(ptype=4), "unknownType", flags=["AppBug"]))
     t.append(I("callsign 'AB' NUL 'C': a byte after the padding starts", peripheral(raw_callsign=b"AB\x00C".ljust(12, b"\x00")),
                "valueOutOfRange", flags=["Callsign"]))
     t.append(I("callsign not UTF-8 (0xFF)", peripheral(raw_callsign=b"\xff".ljust(12, b"\x00")), "valueOutOfRange", flags=["Callsign"]))
@@ -171,6 +172,7 @@ def emergency_n(source=NODE_A, ts=TS, acks=((NODE_A, 1), (NODE_B, 0))):
 def peat_emergency():
     notes = {
         "Limit": "a limit peat-btle's EmergencyEvent::decode enforces: source 0, timestamp before 2020, more than 256 acks",
+        "AppBug": "peat-btle accepts it: it skips node 0, ignores the order and lets a repeat overwrite; a conforming decoder refuses it (PEAT-W4, peat.md section 7 row 3)",
         "Order": "ack entries must be strictly ascending by node (peat-btle writes a BTreeMap in order; meshconform refuses any other order or a repeat)",
         "Truncated": "input ends inside a field, or num_acks promises more entries than follow",
     }
@@ -192,9 +194,10 @@ def peat_emergency():
     t.append(I("num_acks 0xFFFFFFFF with nothing after it (no allocation from the count)", emergency(acks=(), count=0xFFFFFFFF),
                "valueOutOfRange", flags=["Limit"]))
     t.append(I("acks out of order (0x9ABCDEF0 before 0x12345678)", emergency(acks=((NODE_B, 0), (NODE_A, 1))), "outOfOrder",
-               flags=["Order"]))
-    t.append(I("the same node twice", emergency(acks=((NODE_A, 1), (NODE_A, 0))), "outOfOrder", flags=["Order"]))
-    t.append(I("ack entry for node 0 (peat-btle skips it silently)", emergency(acks=((0, 1), (NODE_A, 1))), "valueOutOfRange"))
+               flags=["Order", "AppBug"]))
+    t.append(I("the same node twice", emergency(acks=((NODE_A, 1), (NODE_A, 0))), "outOfOrder", flags=["Order", "AppBug"]))
+    t.append(I("ack entry for node 0 (peat-btle skips it silently)", emergency(acks=((0, 1), (NODE_A, 1))), "valueOutOfRange",
+               flags=["AppBug"]))
     t.append(I("acked byte 2", emergency(acks=((NODE_A, 2),)), "valueOutOfRange"))
     t.append(I("a byte after the last entry", emergency() + b"\x00", "trailingBytes"))
     return write_file("peat.emergency", "peat", INDEPENDENT + APP, notes, t)
@@ -230,6 +233,7 @@ def peat_document():
         "UnknownMarker": "the first byte that is not 0xAB-0xAD ends the sections: the rest is kept as `trailer`, not parsed (peat-btle's rule)",
         "MarkerPlacement": "a section marker repeated or out of order, or a version whose low byte is a frame marker 0xAE-0xB2 (the receiver would take it for a frame)",
         "Order": "counter entries must be strictly ascending by node",
+        "AppBug": "peat-btle accepts it or would write it (a section cut short ends parsing silently; counters: node 0 skipped, order ignored; MIN_DOCUMENT_SIZE 8 though 12 bytes are read; versions are not kept off the frame markers); a conforming node refuses it (PEAT-W1, PEAT-W2, peat.md section 7 rows 2, 3, 4, 9)",
         "Size": "the 12-byte minimum (header + num_entries; peat-btle says 8 but reads 4 more), the 512-byte maximum, 256 counter entries",
         "Truncated": "input ends inside a field or a section",
     }
@@ -258,22 +262,23 @@ def peat_document():
     t.append(V("version 0xFFFFFFFF (low byte 0xFF is no marker)", document(version=0xFFFFFFFF), document_n(version=0xFFFFFFFF)))
     t.append(I("empty input", b"", "truncated", flags=["Truncated"]))
     t.append(I("8 bytes: header only, no num_entries (peat-btle's MIN_DOCUMENT_SIZE is not enough)", document(counters=())[:8],
-               "truncated", flags=["Size", "Truncated"]))
+               "truncated", flags=["Size", "Truncated", "AppBug"]))
     t.append(I("num_entries 2 but one entry", document(count=2), "truncated", flags=["Truncated"]))
     t.append(I("num_entries 257", document(counters=(), count=257), "valueOutOfRange", flags=["Size"]))
     t.append(I("513 bytes (42 counters)", document(counters=tuple((n, n) for n in range(1, 42)), trailer=b"\xc0" * 9),
                "tooLarge", flags=["Size"]))
-    t.append(I("counters out of order", document(counters=((NODE_B, 1), (NODE_A, 1))), "outOfOrder", flags=["Order"]))
-    t.append(I("counter for node 0 (peat-btle skips it)", document(counters=((0, 1),)), "valueOutOfRange"))
+    t.append(I("counters out of order", document(counters=((NODE_B, 1), (NODE_A, 1))), "outOfOrder", flags=["Order", "AppBug"]))
+    t.append(I("counter for node 0 (peat-btle skips it)", document(counters=((0, 1),)), "valueOutOfRange", flags=["AppBug"]))
     t.append(I("peripheral section len beyond the end", document(sections=((0xAB, per),))[:-1], "truncated",
-               flags=["Section", "Truncated"]))
-    t.append(I("section header cut after the marker", document(trailer=b"\xab\x00"), "truncated", flags=["Section", "Truncated"]))
+               flags=["Section", "Truncated", "AppBug"]))
+    t.append(I("section header cut after the marker", document(trailer=b"\xab\x00"), "truncated",
+               flags=["Section", "Truncated", "AppBug"]))
     t.append(I("emergency before peripheral", document(sections=((0xAC, em), (0xAB, per))), "misplacedMarker",
                flags=["MarkerPlacement", "Section"]))
     t.append(I("peripheral section twice", document(sections=((0xAB, per), (0xAB, per))), "misplacedMarker",
                flags=["MarkerPlacement", "Section"]))
     t.append(I("version 0xB1: the document begins like a relay envelope", document(version=0xB1), "misplacedMarker",
-               flags=["MarkerPlacement"]))
+               flags=["MarkerPlacement", "AppBug"]))
     t.append(I("reserved byte of a section is 1", document()[:] + b"\xab\x01" + struct.pack("<H", len(per)) + per,
                "valueOutOfRange", flags=["Section"]))
     t.append(I("emergency section whose data is refused (source 0)", document(sections=((0xAC, emergency(source=0)),)),
@@ -303,6 +308,7 @@ def peat_relay_envelope():
         "Flags": "flags bit 0 requires_ack, bit 1 broadcast; bits 2-7 must be 0",
         "Hops": "hop / max_hops: a relay increments hop while hop < max_hops; hop above max_hops is refused",
         "Length": "payload_len u32 LE must equal the bytes that follow",
+        "AppBug": "peat-btle accepts it, ignoring the bytes after the payload; a conforming decoder refuses it (PEAT-W5, peat.md section 7 row 5)",
         "Truncated": "input ends inside the 28-byte header or the payload",
     }
     doc = document()
@@ -322,7 +328,7 @@ def peat_relay_envelope():
     t.append(I("payload_len one more than follows", envelope(payload=b"ab", length=3), "truncated", flags=["Length", "Truncated"]))
     t.append(I("payload_len 0xFFFFFFFF (no allocation from it)", envelope(length=0xFFFFFFFF), "truncated", flags=["Length", "Truncated"]))
     t.append(I("payload_len one less than follows (peat-btle ignores the extra byte)", envelope(payload=b"ab", length=1),
-               "trailingBytes", flags=["Length"]))
+               "trailingBytes", flags=["Length", "AppBug"]))
     t.append(I("marker 0xB0 (key exchange) where 0xB1 belongs", envelope(marker=0xB0), "unknownType"))
     t.append(I("flags 0x04 (undefined bit)", envelope(flags=0x04), "valueOutOfRange", flags=["Flags"]))
     t.append(I("hop 8 of 7", envelope(hop=8), "ttlOutOfRange", flags=["Hops"]))
@@ -412,6 +418,7 @@ def peat_key_exchange():
     notes = {
         "Flags": "flags bit 0 is_ephemeral; bits 1-7 must be 0",
         "Key": "the 32-byte X25519 public key: a low-order point (all-zero shared secret) is refused",
+        "AppBug": "peat-btle accepts it: it does not check the key; a conforming decoder refuses it (PEAT-W7, peat.md section 7 row 7)",
         "Truncated": "fewer than 38 bytes",
     }
 
@@ -432,8 +439,9 @@ def peat_key_exchange():
     t.append(I("marker 0xB1", key_exchange(marker=0xB1), "unknownType"))
     t.append(I("flags 0x02", key_exchange(flags=2), "valueOutOfRange", flags=["Flags"]))
     t.append(I("sender 0", key_exchange(sender=0), "valueOutOfRange"))
-    t.append(I("public key all zeros (low order)", key_exchange(pub=bytes(32)), "badKey", flags=["Key"]))
-    t.append(I("public key of order 8 (RFC 7748 section 6.1 low-order point)", key_exchange(pub=LOW_ORDER), "badKey", flags=["Key"]))
+    t.append(I("public key all zeros (low order)", key_exchange(pub=bytes(32)), "badKey", flags=["Key", "AppBug"]))
+    t.append(I("public key of order 8 (RFC 7748 section 6.1 low-order point)", key_exchange(pub=LOW_ORDER), "badKey",
+               flags=["Key", "AppBug"]))
     return write_file("peat.key-exchange", "peat", INDEPENDENT + APP, notes, t)
 
 

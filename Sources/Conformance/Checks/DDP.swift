@@ -4,7 +4,7 @@ import MeshWire
 /// DDP: de-duplication (RELAY-R3, R5, R10; BLEMESH-R5). Every assertion that depends on the
 /// DUT's de-duplication lives in this group, so a DUT without a cache fails exactly DDP.
 enum DDP {
-    static let checks = [bv01, bv02, bv03, bv04, bv05, bv06, bv07, bv08, bv09, bv10]
+    static let checks = [bv01, bv02, bv03, bv04, bv05, bv06, bv14, bv07, bv08, bv09, bv10]
 
     static let bv01 = Check("DDP/BV-01", "the same message twice on one link is relayed once",
                             needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5", "PEAT-R4", "BITCHAT-R3", "SIMPLE-R3"]) { t in
@@ -119,26 +119,137 @@ enum DDP {
         let seen = try t.observe(for: t.parameters.quietPeriod)
         try t.expect(!t.copies(of: first, in: seen).isEmpty, "the first message was not relayed (cannot judge de-duplication)",
                      expected: "a relay on L2", seen: t.summary(seen))
-        // 3. T1 fills the cache: distinct messages up to the page's capacity, less a margin for
-        //    entries the DUT makes for itself meanwhile (its own beacons or announces), in
-        //    batches so a real DUT's queues and the session's buffers keep up.
+        // 3. T1 fills the cache: distinct messages up to the page's capacity, less the entries
+        //    the DUT makes for itself meanwhile (its own announces and messages, counted as they
+        //    are heard: on the air the fill takes seconds, and a device announces on its own
+        //    schedule) and a margin for its unheard ones (beacons, the last batch's), in batches
+        //    so a real DUT's queues and the session's buffers keep up.
         let margin = 8, batch = 64
-        let fill = capacity - 1 - margin
+        var heard = seen
+        func own() -> Int { Set(t.ownMessages(in: heard).map(\.message.key)).count }
         var sent = 0
-        while sent < fill {
-            for _ in 0..<min(batch, fill - sent) {
+        while sent + own() < capacity - 1 - margin {
+            for _ in 0..<min(batch, capacity - 1 - margin - own() - sent) {
                 let filler = try t.message(MessageSpec(from: .stranger(3), to: t.probe.relayedDestination))
                 try t.send(filler, from: 1)
                 sent += 1
             }
-            _ = try t.observe(for: t.parameters.quietPeriod)
+            heard += try t.observe(for: t.parameters.quietPeriod)
         }
-        t.note("sent \(fill) more distinct messages after the first (\(fill + 1) cache entries)")
+        let entries = "\(sent + 1 + own()) entries (\(sent + 1) of the tester's, \(own()) of the DUT's own)"
+        t.note("sent \(sent) more distinct messages after the first: \(entries)")
         // 4. T1 sends the first message again: still remembered, so not relayed.
         try t.send(first, from: 1)
         let again = try t.observe(for: t.parameters.quietPeriod)
         try t.expect(t.copies(of: first, in: again).isEmpty, "forgot a message within the cache's capacity",
-                     expected: "no relay of the first message after \(fill + 1) entries", seen: t.summary(again))
+                     expected: "no relay of the first message after \(entries)", seen: t.summary(again))
+    }
+
+    static let bv14 = Check("DDP/BV-14", "past its capacity the cache evicts its oldest entries first, never a recent one",
+                            needs: [.relay, .links(2)], rules: EvictionPlan.rules) { t in
+        // Every page bounds the cache and evicts the oldest first; the tester must know where the
+        // bound is to overflow it, and the page gives only a minimum.
+        guard let capacity = t.capabilities.dedupCapacity else {
+            throw CheckNotApplicable("the DUT's de-duplication capacity is not declared (dedupCapacity in the capabilities file): without it the tester cannot overflow the cache")
+        }
+        let plan = EvictionPlan(capacity: capacity, batch: min(64, t.parameters.relaysWaitingMax ?? 64))
+        let needed = t.parameters.quietPeriod * plan.batches
+        guard t.elapsed + needed <= .milliseconds(Int64(t.capabilities.checkBudgetSeconds * 1000)) else {
+            throw CheckNotApplicable("overflowing a cache of \(capacity) entries takes \(plan.batches) batches, about \(needed), past the check's budget of \(t.capabilities.checkBudgetSeconds) s (raise checkBudgetSeconds)")
+        }
+        let rule = EvictionPlan.rules.first { $0.hasPrefix(t.dialect.rawValue.uppercased() + "-") } ?? "its page"
+        // 1. Two testers link to the DUT.
+        try t.connect(2)
+        // 2. T1 sends capacity + overflow distinct messages for another node, in batches; the
+        //    tester notes which the DUT relayed (so took in) and what else it sent or relayed
+        //    meanwhile (its own traffic and others': entries the tester did not make).
+        var fillers: [ProbeMessage] = []
+        var ours: Set<String> = [], relayed: Set<String> = [], others: Set<String> = []
+        func sendBatch(_ messages: [ProbeMessage]) throws -> [Observation] {
+            for m in messages { try t.send(m, from: 1) }
+            let seen = try t.observe(for: t.parameters.quietPeriod)
+            for o in seen {
+                switch o.packet {
+                case .message(let m)?: if ours.contains(m.key) { relayed.insert(m.key) } else { others.insert(m.key) }
+                case .beacon(let b)?: others.insert("beacon \(b.origin)/\(b.seqNo)")
+                // An ack is a message of its own in some dialects (a camp confirmation has an id).
+                case .ack(let id, _, _)?: others.insert("ack \(id)")
+                default: break
+                }
+            }
+            return seen
+        }
+        while fillers.count < plan.fill {
+            let batch = try (0..<min(plan.batch, plan.fill - fillers.count)).map { _ in
+                try t.message(MessageSpec(from: .stranger(3), to: t.probe.relayedDestination))
+            }
+            fillers += batch
+            ours.formUnion(batch.map(\.key))
+            _ = try sendBatch(batch)
+        }
+        t.note("sent \(plan.fill) distinct messages into a cache of \(capacity); the DUT relayed \(relayed.count) of them and sent \(others.count) others")
+        // 3. T1 sends a sample of the newest capacity - margin again, oldest first: an
+        //    oldest-first cache still holds every one (the margin leaves room for entries the
+        //    DUT made of its own meanwhile), so none may be relayed. Only messages the DUT
+        //    relayed the first time are judged: one it dropped unseen may not be cached.
+        let sample = fillers[plan.window].enumerated().filter { $0.offset % plan.stride == 0 }.map(\.element).filter { relayed.contains($0.key) }
+        guard sample.count * 2 >= plan.window.count / plan.stride else {
+            throw t.inconclusive("the DUT relayed only \(relayed.count) of \(plan.fill) messages the first time: too few to judge what its cache holds")
+        }
+        for start in stride(from: 0, to: sample.count, by: plan.batch) {
+            let batch = Array(sample[start..<min(start + plan.batch, sample.count)])
+            let seen = try sendBatch(batch)
+            guard others.count <= plan.margin else {
+                throw t.inconclusive("the DUT took in \(others.count) messages or beacons not the tester's during the check, more than the \(plan.margin) its cache's margin allows: cannot tell an eviction from crowding")
+            }
+            let forgotten = batch.filter { !t.copies(of: $0, in: seen).isEmpty }
+            try t.expect(forgotten.isEmpty, "forgot a recent message that an oldest-first cache of \(capacity) still holds: it evicts an arbitrary or a newer id, not the oldest, or holds fewer than it declares (\(rule))",
+                         expected: "no relay: each is among the newest \(capacity - plan.margin) of \(plan.fill) sent into \(capacity) entries",
+                         seen: "\(forgotten.count) relayed again, e.g. message \(fillers.firstIndex { $0.key == forgotten[0].key }! + 1) of \(plan.fill): \(t.summary(seen))")
+        }
+        // 4. T1 sends the first message again: an oldest-first cache evicted it, so it is
+        //    relayed; if not, the cache did not overflow and step 3 proved nothing.
+        let first = try sendBatch([fillers[0]])
+        guard !t.copies(of: fillers[0], in: first).isEmpty else {
+            throw t.inconclusive("the first of \(plan.fill) messages was still remembered: the cache holds more than the declared dedupCapacity \(capacity), so it never overflowed")
+        }
+    }
+
+    /// DDP/BV-14's sizes for a cache of `capacity` entries. An arbitrary eviction lands on the
+    /// newest `capacity - margin` with a probability near 1, so with `overflow` evictions and
+    /// every `stride`-th of those replayed the chance that none is caught is about
+    /// exp(-overflow * sample / capacity) = exp(-24), while the cost stays near one cache-full.
+    struct EvictionPlan {
+        /// Each page's rule that bounds the cache and evicts the oldest first.
+        static let rules = ["RELAY-R3", "BLEMESH-R5", "PEAT-R4", "BITCHAT-R3", "SIMPLE-R3", "CAMP-R2"]
+        let capacity: Int
+        /// Messages sent before each quiet period: few enough for the DUT to relay them all.
+        let batch: Int
+        /// Messages past the capacity: the evictions an oldest-first cache makes of the tester's.
+        let overflow: Int
+        /// Room left for entries the DUT makes meanwhile (its own traffic, others' relayed).
+        let margin: Int
+        let fill: Int
+        /// The messages an oldest-first cache still holds at the end, by index.
+        let window: Range<Int>
+        let stride: Int
+
+        init(capacity: Int, batch: Int) {
+            self.capacity = capacity
+            self.batch = batch
+            let root = Int((24 * Double(capacity)).squareRoot().rounded(.up))
+            overflow = root
+            margin = max(8, capacity / 16)
+            fill = capacity + overflow
+            window = (fill - max(1, capacity - margin)) ..< fill
+            stride = max(1, window.count / root)
+        }
+
+        /// Batches the check sends, each followed by a quiet period.
+        var batches: Int {
+            let sample = (window.count + stride - 1) / stride
+            return (fill + batch - 1) / batch + (sample + batch - 1) / batch + 1
+        }
     }
 
     static let bv07 = Check("DDP/BV-07", "a duplicate is still recognised shortly before the retention minimum",

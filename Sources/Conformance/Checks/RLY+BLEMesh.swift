@@ -71,8 +71,10 @@ extension RLY {
         for round in 1...3 {
             let sent = try t.message(MessageSpec(from: .tester(1), to: nil))
             try t.send(sent, from: 1)
-            // 3. The DUT relays it on exactly four distinct links, none of them L1.
-            let seen = try t.observe(for: t.parameters.quietPeriod)
+            // 3. The DUT relays it on exactly four distinct links, none of them L1. (The count is
+            //    judged here, over the response window: on the air a DUT's own traffic on six
+            //    links can queue a relay past the jitter window, which RLY/BV-02 judges.)
+            let seen = try t.observe(for: t.parameters.answerPeriod)
             let links = t.copies(of: sent, in: seen).map(\.link)
             try t.expect(links.count == 4 && Set(links).count == 4 && !links.contains(LinkID(1)),
                          "broadcast \(round) was not fanned out to K = 4 of the 5 candidates",

@@ -49,7 +49,7 @@ enum RLY {
     }
 
     static let bv03 = Check("RLY/BV-03", "never relays back on the ingress link, even when it is the only link",
-                            needs: [.relay], rules: ["RELAY-R5.3", "BLEMESH-R7", "PEAT-R3", "BITCHAT-R6.4", "SIMPLE-R4.3"]) { t in
+                            needs: [.relay], rules: ["RELAY-R5.3", "BLEMESH-R7", "PEAT-R3", "BITCHAT-R6.4", "SIMPLE-R4.3", "CAMP-R4"]) { t in
         // 1. Only T1 links to the DUT: the DUT has nowhere to relay.
         try t.connect(1)
         // 2. T1 sends a message for another node.

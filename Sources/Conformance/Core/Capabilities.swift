@@ -36,8 +36,8 @@ public struct Capabilities: Codable, Sendable, Equatable {
     public var takesEpoch: Bool
     /// relay: the DUT's X25519 public key (hex) when it keeps its own key.
     public var publicKey: String?
-    /// Entries the DUT's de-duplication cache holds, if it is smaller than the page's minimum
-    /// the DDP capacity check fails; if it is larger the check still uses the page's minimum.
+    /// Entries the DUT's de-duplication cache holds. Below the page's minimum DDP/BV-06 fails;
+    /// DDP/BV-14 overflows a cache of exactly this size to see which entries go (NA without it).
     public var dedupCapacity: Int?
     /// Added to every timing window of the dialect page (milliseconds), for transports that add
     /// latency (process pipes, radios). Widening is recorded in the report.
@@ -74,7 +74,7 @@ public struct Capabilities: Codable, Sendable, Equatable {
     /// clock, so no check is ever out of budget.
     public static func referenceNode(_ dialect: DialectName) -> Capabilities {
         Capabilities(dialect: dialect, beacons: dialect == .relay, routing: dialect == .blemesh,
-                     upperTester: true, checkBudgetSeconds: 3600)
+                     upperTester: true, dedupCapacity: dialect.referenceDedupCapacity, checkBudgetSeconds: 3600)
     }
 
     /// The DUT's id is not known before the run: it keeps its own and none was declared.

@@ -25,6 +25,9 @@ public struct DialectParameters: Sendable {
     /// The node may skip a relay by chance (simple: 90 % at 3-4 links, SIMPLE-R6), so a check
     /// that needs one relayed retries with fresh messages (`CheckContext.sendRelayable`).
     public var relayMaySkip = false
+    /// Relays the node keeps waiting at once; more at one time are dropped (simple, SIMPLE-R7),
+    /// so a check that needs every message of a burst relayed sends at most this many at a time.
+    public var relaysWaitingMax: Int? = nil
     /// How long a silence must last before the tester concludes nothing more will come:
     /// the relay window's end, widened.
     public var quietPeriod: Duration { relayWindow.upperBound + .milliseconds(20) }
@@ -57,10 +60,11 @@ public struct DialectParameters: Sendable {
                               defaultTTL: 7, dedupRetention: .seconds(300), dedupCapacity: 1000,
                               beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: .seconds(30), freshness: .seconds(120))
         case .simple:
-            // simple.md section 6: simple.jitter, simple.ttl.default, simple.dedup.*, simple.message.max.
+            // simple.md section 6: simple.jitter, simple.ttl.default, simple.dedup.*, simple.message.max,
+            // simple.relays.max.
             DialectParameters(relayWindow: .milliseconds(10) ... .milliseconds(100), responseWindow: .milliseconds(100),
                               defaultTTL: 5, dedupRetention: .seconds(300), dedupCapacity: 1000,
-                              beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: nil, relayMaySkip: true)
+                              beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: nil, relayMaySkip: true, relaysWaitingMax: 20)
         case .camp:
             // camp.md section 5: camp.jitter.max, camp.dedup.*, camp.message.max. BLEMessage has
             // no TTL (CAMP-R3): defaultTTL is 0, used by no check camp runs. Confirmations leave

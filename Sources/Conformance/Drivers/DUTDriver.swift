@@ -106,8 +106,17 @@ public protocol DUTDriver: Sendable {
     var startsFreshDUT: Bool { get }
 }
 
-/// The most outputs one session may produce; beyond it the DUT is flooding the tester.
+/// The most outputs one session may produce on top of `outputsPerInput` for each value the
+/// tester wrote; beyond it the DUT is flooding the tester.
 public let maxOutputsPerSession = 20_000
+
+/// Outputs a DUT may answer each written value with (a relay on each other link, an ack, a
+/// confirmation), so a check that writes thousands of values (DDP/BV-14 overflows a cache of
+/// 4096) is not taken for a flood when the DUT answers each of them.
+public let outputsPerInput = 4
+
+/// The flood bound of a session that has written `inputs` values to the DUT.
+public func maxOutputs(afterInputs inputs: Int) -> Int { maxOutputsPerSession + outputsPerInput * inputs }
 
 extension DUTDriver {
     /// Whether `start` brings up a DUT in its initial state (a fresh node, a new process), so a

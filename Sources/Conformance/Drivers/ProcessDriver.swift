@@ -81,6 +81,8 @@ final class ProcessSession: DUTSession {
     /// A line read after the deadline of the `wait` that read it: the next wait's.
     private var held: ChildProcess.Line?
     private var produced = 0
+    /// Values the tester wrote (the flood bound grows with them).
+    private var inputs = 0
     private var bytesRead = 0
     /// Once the DUT has failed, every later call says so again instead of talking to it.
     private var failure: DUTFailure?
@@ -177,6 +179,7 @@ final class ProcessSession: DUTSession {
         if testerClock, virtualNow > told { try advanceDUT(to: virtualNow) }
         switch event {
         case .received(let bytes, let link):
+            inputs += 1
             try send([("type", .string("rx")), ("link", .integer(link.raw)), ("hex", .hex(bytes))])
         case .linkUp(let link, let peer):
             try send([("type", .string("link-up")), ("link", .integer(link.raw)), ("peer", peer.map { .string(Self.text($0)) } ?? .null)])
@@ -205,11 +208,11 @@ final class ProcessSession: DUTSession {
                 do throws(ChildProcessError) {
                     // Parsing costs more than reading: look at what is already waiting first,
                     // so a DUT that floods faster than lines are parsed is caught by count.
-                    if child.queuedLines == 0 { try child.readReady(upTo: maxOutputsPerSession - produced + 1) }
+                    if child.queuedLines == 0 { try child.readReady(upTo: maxOutputs(afterInputs: inputs) - produced + 1) }
                 } catch {
                     throw transportFailure(error)
                 }
-                if produced + child.queuedLines > maxOutputsPerSession { throw flood() }
+                if produced + child.queuedLines > maxOutputs(afterInputs: inputs) { throw flood() }
                 do throws(ChildProcessError) {
                     line = try child.nextLine(until: end)
                 } catch {
@@ -267,7 +270,7 @@ final class ProcessSession: DUTSession {
     private func awaitIdle(after what: String) throws {
         let deadline = ContinuousClock.now + driver.stepTimeout
         while true {
-            if produced + child.queuedLines > maxOutputsPerSession { throw flood() }
+            if produced + child.queuedLines > maxOutputs(afterInputs: inputs) { throw flood() }
             let line: ChildProcess.Line?
             do throws(ChildProcessError) {
                 line = try child.nextLine(until: deadline)
@@ -415,7 +418,7 @@ final class ProcessSession: DUTSession {
     private func record(_ output: DUTOutput, size: Int) throws(DUTFailure) {
         produced += 1
         bytesRead += size
-        guard produced <= maxOutputsPerSession else { throw flood() }
+        guard produced <= maxOutputs(afterInputs: inputs) else { throw flood() }
         guard bytesRead <= ProcessDriver.maxOutputBytesPerSession else {
             throw fail("the DUT wrote more than \(ProcessDriver.maxOutputBytesPerSession) bytes in one check (flood)")
         }
@@ -423,7 +426,7 @@ final class ProcessSession: DUTSession {
     }
 
     private func flood() -> DUTFailure {
-        fail("the DUT produced more than \(maxOutputsPerSession) outputs in one check (flood)")
+        fail("the DUT produced more than \(maxOutputs(afterInputs: inputs)) outputs in one check, \(inputs) values written (flood)")
     }
 
     private func transportFailure(_ error: ChildProcessError) -> DUTFailure {

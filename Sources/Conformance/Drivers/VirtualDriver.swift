@@ -125,6 +125,8 @@ final class VirtualSession: DUTSession {
     private let dut: VirtualDUT
     private let keepsNode: Bool
     private var produced = 0
+    /// Values the tester wrote (the flood bound grows with them).
+    private var inputs = 0
     private var links: Set<LinkID> = []
 
     init(dut: VirtualDUT, keepsNode: Bool) {
@@ -140,6 +142,7 @@ final class VirtualSession: DUTSession {
         switch event {
         case .linkUp(let link, _): links.insert(link)
         case .linkDown(let link): links.remove(link)
+        case .received: inputs += 1
         default: break
         }
         dut.apply(event)
@@ -147,7 +150,7 @@ final class VirtualSession: DUTSession {
     }
 
     func wait(until deadline: Instant) throws -> [DUTOutput] {
-        dut.advance(to: deadline, budget: maxOutputsPerSession - produced)
+        dut.advance(to: deadline, budget: maxOutputs(afterInputs: inputs) - produced)
         try checkFlood()
         let outputs = dut.take()
         produced += outputs.count
@@ -165,8 +168,8 @@ final class VirtualSession: DUTSession {
     }
 
     private func checkFlood() throws {
-        if produced + dut.pending.count > maxOutputsPerSession {
-            throw DUTFailure("the DUT produced more than \(maxOutputsPerSession) outputs in one check (flood)")
+        if produced + dut.pending.count > maxOutputs(afterInputs: inputs) {
+            throw DUTFailure("the DUT produced more than \(maxOutputs(afterInputs: inputs)) outputs in one check, \(inputs) values written (flood)")
         }
     }
 }

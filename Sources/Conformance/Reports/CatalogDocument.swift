@@ -85,7 +85,7 @@ public enum CatalogDocument {
         | `keepsOwnIdentity` | bool | false (true over the air) | the DUT ignores the id the tester assigns; without `address` the tester learns it from the DUT's own traffic (relay beacon origin, blemesh ANNOUNCE, bitchat announce sender, camp senderID, peat document node id, simple sender); until then a check that needs it is NA |
         | `takesEpoch` | bool | true (false over the air) | the DUT takes the tester's `epoch` setting as its date; false: it runs on the real date and the tester stamps bitchat timestamps and peat emergencies with its wall clock |
         | `publicKey` | hex | assigned by the tester | relay: its X25519 public key, with `address` |
-        | `dedupCapacity` | int | the page's minimum | informational; DDP checks use the page's minimum |
+        | `dedupCapacity` | int | none (the built-in node declares its own: relay 2048 relayed frames, blemesh 4096, others 1000) | entries its de-duplication cache holds: DDP/BV-06 fails one below the page's minimum; DDP/BV-14 overflows a cache of exactly this size to see which entries go, and is NA without it |
         | `timingSlackMs` | int | 0 (100 with `--dut-exec` and no file) | added to every timing window of the page |
         | `checkBudgetSeconds` | number | 30 (3600 for the built-in node and with `clock` `tester`) | longest wait a check may make; longer is INCONC |
         | `clock` | `wall` or `tester` | `wall` | whose clock a process DUT runs its timers on: its own, or the time the tester sends ([stdio-dut.md](stdio-dut.md) section 6.1); `tester` only with `--dut-exec` |

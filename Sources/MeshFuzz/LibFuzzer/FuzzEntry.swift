@@ -13,7 +13,8 @@ import Darwin
 ///
 ///     fuzz-X PATH...                       replay files and folders (reproduce a crasher without sanitizers)
 ///     fuzz-X fuzz-worker TARGET ...        the supervisor's worker (FuzzWorker)
-///     fuzz-X campaign TARGET SECONDS DIR   a supervised campaign, one worker of itself, on DIR/TARGET/;
+///     fuzz-X campaign TARGET SECONDS DIR [SEED]
+///                                          a supervised campaign, one worker of itself, on DIR/TARGET/;
 ///                                          stops at the first finding, no minimising; prints
 ///                                          `found KIND after S s, N execs` or `not found in S s, N execs`
 ///                                          (the campaign's summary on stderr)
@@ -86,12 +87,16 @@ public enum FuzzEntry {
     /// -malloc_limit_mb=2048), stopping at the first finding: the in-process side of the
     /// time-to-find and coverage tables (docs/performance.md).
     static func campaign(_ arguments: [String]) -> Never {
-        guard arguments.count == 5, let seconds = Double(arguments[3]), seconds > 0 else { usage("campaign needs TARGET SECONDS DIR") }
+        guard arguments.count == 5 || arguments.count == 6, let seconds = Double(arguments[3]), seconds > 0 else {
+            usage("campaign needs TARGET SECONDS DIR [SEED]")
+        }
         var configuration = Supervisor.Configuration(workerCommand: "\(shellQuote(arguments[0])) fuzz-worker", targets: [arguments[2]],
                                                      corpusRoot: arguments[4])
         configuration.maxTime = .milliseconds(Int64(seconds * 1000))
         configuration.stopOnFinding = true
         configuration.minimiseBudget = 0
+        // Repeated runs need their own seeds: one seed replays the same campaign.
+        if arguments.count == 6 { configuration.seed = UInt64(arguments[5]) ?? configuration.seed }
         let summary: CampaignSummary
         do { summary = try Supervisor(configuration).run() } catch { usage("\(error)") }
         let text = Array((summary.text + "\n").utf8)

@@ -68,8 +68,7 @@ struct BLEMeshEngine: DialectEngine {
         sequence = config.dialectSettings["sequenceNumber"].flatMap(UInt64.init) ?? 0
         scheduler = RelayScheduler(policy: config.relayPolicy, noJitter: config.faults.contains(.noJitter))
         // Mutants: a cache smaller, or a memory shorter, than BLEMESH-R5's minimum.
-        seen = DedupCache(capacity: config.faults.contains(.smallDedupCache) ? 16 : Self.dedupCapacity,
-                          retention: config.faults.contains(.shortRetention) ? .seconds(10) : Self.retention)
+        seen = DedupCache(seenBy: config.faults, capacity: Self.dedupCapacity, retention: Self.retention)
         seenRequests = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)
         reassembly = LinkReassembly(faults: config.faults)
         reverse = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)

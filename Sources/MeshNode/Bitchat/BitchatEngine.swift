@@ -41,8 +41,7 @@ struct BitchatEngine: DialectEngine {
         peerID = Self.peerID(config.address)
         rng = SeededRandom(seed: seed)
         scheduler = RelayScheduler(policy: config.relayPolicy, noJitter: config.faults.contains(.noJitter))
-        seen = DedupCache(capacity: config.faults.contains(.smallDedupCache) ? 16 : Self.dedupCapacity,
-                          retention: config.faults.contains(.shortRetention) ? .seconds(10) : Self.retention)
+        seen = DedupCache(seenBy: config.faults, capacity: Self.dedupCapacity, retention: Self.retention)
         links = EngineLinks(faults: config.faults)
         reassembly = FragmentReassembly(lifetime: config.faults.contains(.noReassemblyExpiry) ? .seconds(1 << 40) : FragmentReassembly.lifetime,
                                         keyByIDOnly: config.faults.contains(.fragmentKeyByID))

@@ -31,8 +31,7 @@ struct CampEngine: DialectEngine {
         userName = config.dialectSettings["name"] ?? "meshconform"
         rng = SeededRandom(seed: seed)
         scheduler = RelayScheduler(policy: config.relayPolicy, noJitter: config.faults.contains(.noJitter))
-        seen = DedupCache(capacity: config.faults.contains(.smallDedupCache) ? 16 : Self.dedupCapacity,
-                          retention: config.faults.contains(.shortRetention) ? .seconds(10) : Self.retention)
+        seen = DedupCache(seenBy: config.faults, capacity: Self.dedupCapacity, retention: Self.retention)
         epoch = config.dialectSettings["epoch"].flatMap(Double.init) ?? 1_746_230_400
         links = EngineLinks(faults: config.faults)
     }

@@ -4,7 +4,7 @@ extension Fault {
     /// inside CAMP-R4's 0-100 ms window, so it is the reference behaviour, not a deviation).
     static let carriedByCamp: Set<Fault> = [
         .noDedup, .relayToSender, .noAck, .ackBroadcast, .ackWrongID, .doubleDeliver, .crashOnTruncated, .lateRelay,
-        .dedupByOrigin, .relayOwn, .relayForMe, .smallDedupCache, .shortRetention, .noReack, .dropForeignAcks,
+        .dedupByOrigin, .relayOwn, .relayForMe, .smallDedupCache, .shortRetention, .evictArbitrary, .noReack, .dropForeignAcks,
         .ignoreOwnAcks, .canonicalOnly, .crashOnRefused,
         .rewriteRelay, .confirmConfirmations, .noRetry, .retryEmptyContent, .fixedRetryInterval,
     ]

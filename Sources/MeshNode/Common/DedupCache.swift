@@ -8,6 +8,15 @@ import DequeModule
 struct DedupCache<Key: Hashable, Value> {
     let capacity: Int
     let retention: Duration
+    /// Which entry goes when more than `capacity` are held: the oldest (every page's rule), or,
+    /// for the mutant `evict-arbitrary`, one anywhere in the queue, as a Swift `Set`'s
+    /// `removeFirst()` picks one (camp app row 2).
+    let eviction: Eviction
+
+    enum Eviction {
+        case oldestFirst
+        case arbitrary
+    }
 
     private struct Slot {
         var value: Value
@@ -22,10 +31,19 @@ struct DedupCache<Key: Hashable, Value> {
     private var slots: [Key: Slot] = [:]
     private var nextSerial: UInt64 = 0
 
-    init(capacity: Int, retention: Duration) {
+    init(capacity: Int, retention: Duration, eviction: Eviction = .oldestFirst) {
         precondition(capacity > 0, "a de-duplication cache needs room for at least one key")
         self.capacity = capacity
         self.retention = retention
+        self.eviction = eviction
+    }
+
+    /// A node's message cache (`seen`): the dialect's capacity and retention, bent by the
+    /// mutants that break them (`small-dedup-cache`, `short-retention`, `evict-arbitrary`).
+    init(seenBy faults: Set<Fault>, capacity: Int, retention: Duration) {
+        self.init(capacity: faults.contains(.smallDedupCache) ? 16 : capacity,
+                  retention: faults.contains(.shortRetention) ? .seconds(10) : retention,
+                  eviction: faults.contains(.evictArbitrary) ? .arbitrary : .oldestFirst)
     }
 
     /// Keys currently remembered.
@@ -72,7 +90,23 @@ struct DedupCache<Key: Hashable, Value> {
         slots[key] = Slot(value: value, stamp: now, serial: nextSerial)
         order.append((key, now, nextSerial))
         footprint += 1
-        while footprint > capacity { dropFront() }
+        while footprint > capacity {
+            switch eviction {
+            case .oldestFirst: dropFront()
+            case .arbitrary: dropArbitrary()
+            }
+        }
+    }
+
+    /// The mutant's eviction: an entry at a position that looks random but is fixed by the
+    /// insert count (splitmix64 of the serial), so every run of the mutant evicts alike. O(n).
+    private mutating func dropArbitrary() {
+        var h = nextSerial &* 0x9E37_79B9_7F4A_7C15
+        h = (h ^ (h >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        h = (h ^ (h >> 27)) &* 0x94D0_49BB_1331_11EB
+        let entry = order.remove(at: Int((h ^ (h >> 31)) % UInt64(order.count)))
+        footprint -= 1
+        if slots[entry.key]?.serial == entry.serial { slots[entry.key] = nil }
     }
 
     private mutating func dropFront() {

@@ -44,8 +44,7 @@ struct PeatEngine: DialectEngine {
         rng = SeededRandom(seed: seed)
         links = EngineLinks(faults: config.faults)
         scheduler = RelayScheduler(policy: config.relayPolicy, noJitter: config.faults.contains(.noJitter))
-        seen = DedupCache(capacity: config.faults.contains(.smallDedupCache) ? 16 : Self.dedupCapacity,
-                          retention: config.faults.contains(.shortRetention) ? .seconds(10) : Self.retention)
+        seen = DedupCache(seenBy: config.faults, capacity: Self.dedupCapacity, retention: Self.retention)
         epochMs = UInt64((config.dialectSettings["epoch"].flatMap(Double.init) ?? 1_746_230_400) * 1000)
     }
 
@@ -166,11 +165,25 @@ struct PeatEngine: DialectEngine {
         do {
             value = try PeatValue(decoding: bytes)
         } catch {
+            // The mutant lax-envelope-length (peat app row 5): the envelope up to its payload_len
+            // is taken, whatever follows it.
+            if config.faults.contains(.laxEnvelopeLength), error.code == .trailingBytes, let envelope = Self.envelopeIgnoringTail(bytes) {
+                return handle(.relayEnvelope(envelope), on: link, at: now)
+            }
             // PEAT-R7: a refused value changes nothing.
             links.refuse(error)
             return []
         }
         return handle(value, on: link, at: now)
+    }
+
+    /// An envelope read only as far as its payload_len says (the app's reading).
+    private static func envelopeIgnoringTail(_ bytes: [UInt8]) -> PeatRelayEnvelope? {
+        guard bytes.count >= PeatRelayEnvelope.headerSize, bytes[0] == PeatWire.relayEnvelopeMarker else { return nil }
+        let at = PeatRelayEnvelope.headerSize - 4
+        let length = (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) }
+        guard length <= bytes.count - PeatRelayEnvelope.headerSize else { return nil }
+        return try? PeatRelayEnvelope(decoding: bytes[..<(PeatRelayEnvelope.headerSize + length)])
     }
 
     private mutating func handle(_ value: PeatValue, on link: LinkID, at now: Instant) -> [NodeAction] {
@@ -255,7 +268,7 @@ extension Fault {
     /// The generic mutants the peat reference node carries (its own are listed in `dialects`).
     static let carriedByPeat: Set<Fault> = [.noDedup, .noTTLDecrement, .relayTTLOne, .relayToSender, .crashOnTruncated,
                                              .crashOnRefused, .lateRelay, .clampTTL, .dedupByOrigin, .relayOwn,
-                                             .smallDedupCache, .shortRetention, .doubleDeliver,
+                                             .smallDedupCache, .shortRetention, .evictArbitrary, .doubleDeliver,
                                              .ownHopBudget, .noDocumentPeriod, .noMergeResend, .emergencyOverwrite,
-                                             .olderEmergencyReplaces, .noEmergencyAck]
+                                             .olderEmergencyReplaces, .noEmergencyAck, .laxEnvelopeLength]
 }

@@ -68,8 +68,7 @@ struct RelayEngine: DialectEngine {
         rng = SeededRandom(seed: seed)
         scheduler = RelayScheduler(policy: config.relayPolicy, noJitter: config.faults.contains(.noJitter))
         // Mutants: a cache smaller, or a memory shorter, than RELAY-R3's minimum.
-        seen = DedupCache(capacity: config.faults.contains(.smallDedupCache) ? 16 : Self.dedupCapacity,
-                          retention: config.faults.contains(.shortRetention) ? .seconds(10) : Self.retention)
+        seen = DedupCache(seenBy: config.faults, capacity: Self.dedupCapacity, retention: Self.retention)
         ackRoutes = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)
         forwardedAcks = DedupCache(capacity: Self.forwardedAckCapacity, retention: Self.ackForwardHold)
         lastSeq = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)

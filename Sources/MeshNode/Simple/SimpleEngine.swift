@@ -35,8 +35,7 @@ struct SimpleEngine: DialectEngine {
         var policy = config.relayPolicy == .dialect ? RelayPolicyKind.probabilistic : config.relayPolicy
         if config.faults.contains(.noCancel) { policy = .dialect }   // mutant: jitter, but never cancels
         scheduler = RelayScheduler(policy: policy, noJitter: config.faults.contains(.noJitter))
-        seen = DedupCache(capacity: config.faults.contains(.smallDedupCache) ? 16 : Self.dedupCapacity,
-                          retention: config.faults.contains(.shortRetention) ? .seconds(10) : Self.retention)
+        seen = DedupCache(seenBy: config.faults, capacity: Self.dedupCapacity, retention: Self.retention)
         links = EngineLinks(faults: config.faults)
         epoch = config.dialectSettings["epoch"].flatMap(Double.init) ?? 1_746_230_400
     }

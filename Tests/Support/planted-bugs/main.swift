@@ -32,7 +32,7 @@ if arguments.count > 1, arguments[1] == "seeds" {
 }
 
 // A campaign starts from the target's seeds; FuzzEntry.main runs it (and fuzz-worker).
-if arguments.count == 5, arguments[1] == "campaign" {
+if arguments.count >= 5, arguments[1] == "campaign" {
     guard writeSeeds(arguments[2], into: "\(arguments[4])/\(arguments[2])") else { usage("no planted target \(arguments[2])") }
 }
 
