@@ -27,7 +27,7 @@ declare -A EXPECTED=(
   [bitchat:no-dedup]="DDP/BV-01 DDP/BV-02 DDP/BV-06 DDP/BV-12"
   [bitchat:relay-to-sender]="RLY/BV-01 RLY/BV-03 FRG/BV-05"
   [blemesh:no-dedup]="DDP/BV-01 DDP/BV-02 DDP/BV-06 DDP/BV-11"
-  [blemesh:relay-to-sender]="RLY/BV-01 RLY/BV-03 RLY/BV-11 RLY/BV-13"
+  [blemesh:relay-to-sender]="RLY/BV-01 RLY/BV-03 RLY/BV-11 RLY/BV-13 RLY/BV-21"
   [blemesh:no-reack]="ACK/BV-02 FRG/BV-03"
 )
 
