@@ -1,5 +1,7 @@
 # Shared helpers for ci/ scripts.
-step() { printf '\n== %s\n' "$*"; }
+# Each step header carries the time since the script started, so a log shows where the time went.
+CI_T0=${CI_T0:-$SECONDS}
+step() { local t=$((SECONDS - CI_T0)); printf '\n== [%d:%02d] %s\n' $((t / 60)) $((t % 60)) "$*"; }
 
 VENV="${MESHCONFORM_VENV:-$PWD/.venv}"
 
