@@ -69,6 +69,8 @@ final class GATTSession: DUTSession {
     var now: Instant { instant(ContinuousClock.now) }
     /// The device learns who is on a link only from what the tester sends there.
     var tellsPeers: Bool { false }
+    /// Two hosts, their controllers and the air between tester and DUT: load delays answers.
+    var latencyVaries: Bool { true }
 
     /// Starts the check from a clean air: reads away what the previous check left in the
     /// adapters' queues (late notifications, its own disconnections), closes any connection

@@ -15,7 +15,7 @@ extension ACK {
         // 2. T1 sends a message from S1, via S2, addressed to the DUT: hopPath [S1, S2, T1].
         let sent = probe.withHopPath(try t.message(MessageSpec(from: .stranger(1), to: .dut)), [.stranger(1), .stranger(2)])
         try t.send(sent, from: 1)
-        let seen = try t.observe(for: t.parameters.answerPeriod)
+        let seen = try t.observe(for: t.parameters.answerPeriod) { t.ackEnvelopes(of: sent, in: $0).contains { $0.link == LinkID(1) } }
         // 3. The ack is a control envelope from the DUT, hopPath [DUT], addressed to S1, ttl 4;
         //    its ACK names the envelope id and the DUT as receiver (app bug 2: no destination).
         let acks = t.ackEnvelopes(of: sent, in: seen).filter { $0.link == LinkID(1) }
@@ -43,7 +43,7 @@ extension ACK {
         try t.send(ack, from: 1)
         // 3. The DUT relays it on L3 alone, as a control envelope with ttl - 1 and its id
         //    appended to the hop path, the ACK inside untouched.
-        let seen = try t.observe(for: t.parameters.quietPeriod)
+        let seen = try t.observe(for: t.parameters.quietPeriod) { !t.ackEnvelopes(of: original, in: $0).isEmpty }
         let relayed = t.ackEnvelopes(of: original, in: seen)
         try t.expect(relayed.map(\.link) == [LinkID(3)], "the ack was not relayed toward its destination alone",
                      expected: "one ACK of \(original.ackID) on L3", seen: t.summary(seen))

@@ -13,7 +13,7 @@ enum DDP {
         // 2. T1 sends a message for another node, then the same bytes again after the relay window.
         let sent = try t.message(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination))
         try t.send(sent, from: 1)
-        let first = try t.observe(for: t.parameters.quietPeriod)
+        let first = try t.observe(for: t.parameters.quietPeriod) { !t.copies(of: sent, in: $0).isEmpty }
         try t.send(sent, from: 1)
         let second = try t.observe(for: t.parameters.quietPeriod)
         // 3. The first copy is relayed to T2; the second is not relayed at all.
@@ -28,7 +28,7 @@ enum DDP {
         // 1. Three testers link to the DUT.
         try t.connect(3)
         // 2. T1 sends a message for another node; the DUT relays it (to T2 and T3).
-        let (sent, first) = try t.sendRelayable(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination), from: 1)
+        let (sent, first) = try t.sendRelayable(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination), from: 1, fanOut: 2)
         try t.expect(!t.copies(of: sent, in: first).isEmpty, "the first copy was not relayed (cannot judge de-duplication)",
                      expected: "a relay", seen: t.summary(first))
         // 3. After the relay window, T2 sends the same message, as if it had come a longer way.
@@ -50,7 +50,7 @@ enum DDP {
             let sent = try t.message(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination))
             try t.send(sent, from: 1)
             // 3. Each is relayed on L2.
-            let seen = try t.observe(for: t.parameters.quietPeriod)
+            let seen = try t.observe(for: t.parameters.quietPeriod) { t.copies(of: sent, in: $0).contains { $0.link == LinkID(2) } }
             try t.expect(t.copies(of: sent, in: seen).contains { $0.link == LinkID(2) },
                          n == 1 ? "the first message was not relayed" : "a new message from a known origin was taken for a duplicate",
                          expected: "message \(n) relayed on L2", seen: t.summary(seen))
@@ -116,7 +116,7 @@ enum DDP {
         // 2. T1 sends a message for another node; it is relayed.
         let first = try t.message(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination))
         try t.send(first, from: 1)
-        let seen = try t.observe(for: t.parameters.quietPeriod)
+        let seen = try t.observe(for: t.parameters.quietPeriod) { !t.copies(of: first, in: $0).isEmpty }
         try t.expect(!t.copies(of: first, in: seen).isEmpty, "the first message was not relayed (cannot judge de-duplication)",
                      expected: "a relay on L2", seen: t.summary(seen))
         // 3. T1 fills the cache: distinct messages up to the page's capacity, less the entries
@@ -124,16 +124,23 @@ enum DDP {
         //    are heard: on the air the fill takes seconds, and a device announces on its own
         //    schedule) and a margin for its unheard ones (beacons, the last batch's), in batches
         //    so a real DUT's queues and the session's buffers keep up.
+        //    The check's budget carries the fill: after each batch the time the rest will take,
+        //    at the pace measured so far, is reserved (over GATT 1000 messages take about the
+        //    declared budget of 45 s, more on a loaded host).
         let margin = 8, batch = 64
         var heard = seen
         func own() -> Int { Set(t.ownMessages(in: heard).map(\.message.key)).count }
         var sent = 0
+        let fillStart = t.elapsed
         while sent + own() < capacity - 1 - margin {
             for _ in 0..<min(batch, capacity - 1 - margin - own() - sent) {
                 let filler = try t.message(MessageSpec(from: .stranger(3), to: t.probe.relayedDestination))
                 try t.send(filler, from: 1)
                 sent += 1
             }
+            let pace = (t.elapsed - fillStart + t.parameters.quietPeriod) / sent
+            let rest = max(0, capacity - 1 - margin - own() - sent)
+            t.reserveBudget(pace * rest + t.parameters.quietPeriod * 2, for: "the fill of \(capacity) entries (\(rest) messages to go at \(CheckContext.ms(pace)) each)")
             heard += try t.observe(for: t.parameters.quietPeriod)
         }
         let entries = "\(sent + 1 + own()) entries (\(sent + 1) of the tester's, \(own()) of the DUT's own)"
@@ -264,7 +271,7 @@ enum DDP {
         // 2. T1 sends a message for another node; it is relayed.
         let sent = try t.message(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination))
         try t.send(sent, from: 1)
-        let first = try t.observe(for: t.parameters.quietPeriod)
+        let first = try t.observe(for: t.parameters.quietPeriod) { !t.copies(of: sent, in: $0).isEmpty }
         try t.expect(!t.copies(of: sent, in: first).isEmpty, "the first copy was not relayed (cannot judge de-duplication)",
                      expected: "a relay on L2", seen: t.summary(first))
         // 3. The tester waits until the retention minimum is 10 s away (INCONC if that is past

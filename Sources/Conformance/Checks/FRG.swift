@@ -14,6 +14,11 @@ enum FRG {
         return try t.message(MessageSpec(from: origin, to: destination, payload: Array(text.utf8)))
     }
 
+    /// Whether `seen` holds a copy of `sent` on L2 (what `expectRelayedIntact` judges).
+    static func relayedOnL2(_ t: CheckContext, _ sent: ProbeMessage, in seen: [Observation]) -> Bool {
+        t.copies(of: sent, in: seen).contains { $0.link == LinkID(2) }
+    }
+
     /// The DUT relayed `sent` on L2 in `seen`, body intact.
     static func expectRelayedIntact(_ t: CheckContext, _ sent: ProbeMessage, in seen: [Observation], after what: String) throws {
         let copies = t.copies(of: sent, in: seen).filter { $0.link == LinkID(2) }
@@ -35,7 +40,7 @@ enum FRG {
         t.note("the envelope is \(chunks.count) chunks")
         let start = t.elapsed
         try t.write(chunks, from: 1)
-        let seen = try t.observe(for: t.parameters.quietPeriod)
+        let seen = try t.observe(for: t.parameters.quietPeriod) { relayedOnL2(t, sent, in: $0) }
         // 3. The DUT relays it on L2, payload intact.
         try expectRelayedIntact(t, sent, in: seen, after: "\(chunks.count) chunks in order")
         // 4. The relay's chunks carry the envelope id as messageID, in index order 0..total-1,
@@ -75,7 +80,7 @@ enum FRG {
         let chunks = probe.chunks(of: sent, via: 1, pieceSize: 100)
         try t.write(Array(chunks.reversed()), from: 1)
         // 3. The DUT reassembles it in index order and relays it on L2, payload intact.
-        let seen = try t.observe(for: t.parameters.quietPeriod)
+        let seen = try t.observe(for: t.parameters.quietPeriod) { relayedOnL2(t, sent, in: $0) }
         try expectRelayedIntact(t, sent, in: seen, after: "\(chunks.count) chunks in reverse order")
     }
 
@@ -97,7 +102,7 @@ enum FRG {
             if i < viaT2.count { try t.write([viaT2[i]], from: 2) }
         }
         try t.write([viaT1[viaT1.count - 1]], from: 1)
-        let seen = try t.observe(for: t.parameters.answerPeriod)
+        let seen = try t.observe(for: t.parameters.answerPeriod) { Set(t.acks(of: sent, in: $0).map(\.link)).count >= 2 }
         // 4. Each copy completes on its own link: the DUT acks the message on L2, and re-acks
         //    the duplicate on L1 (BLEMESH-R11).
         let links = Set(t.acks(of: sent, in: seen).map(\.link))
@@ -158,7 +163,7 @@ enum FRG {
         forged.payload = Array(repeating: UInt8(ascii: "#"), count: forged.payload.count)
         try t.write([chunks[0], chunks[1], chunks[1], forged] + chunks[2...], from: 1)
         // 3. The DUT relays the envelope as sent, once, on L2.
-        let seen = try t.observe(for: t.parameters.quietPeriod)
+        let seen = try t.observe(for: t.parameters.quietPeriod) { relayedOnL2(t, sent, in: $0) }
         try expectRelayedIntact(t, sent, in: seen, after: "a repeated chunk index")
         let copies = t.copies(of: sent, in: seen).filter { $0.link == LinkID(2) }
         try t.expect(copies.count == 1, "relayed more than once", expected: "one relay on L2", seen: t.summary(seen))
@@ -182,7 +187,7 @@ enum FRG {
         try t.write(Array(chunks[..<2]) + bad + chunks[2...], from: 1)
         // 3. The DUT relays the envelope as sent on L2: the bad chunks were refused and the
         //    set still completed.
-        let seen = try t.observe(for: t.parameters.quietPeriod)
+        let seen = try t.observe(for: t.parameters.quietPeriod) { relayedOnL2(t, sent, in: $0) }
         try expectRelayedIntact(t, sent, in: seen, after: "chunks with out-of-range index or total")
     }
 
@@ -200,7 +205,7 @@ enum FRG {
         forged.flags = .last
         try t.write([chunks[0], forged] + chunks[1...], from: 1)
         // 3. The DUT relays the envelope as sent on L2: the forged chunk was discarded.
-        let seen = try t.observe(for: t.parameters.quietPeriod)
+        let seen = try t.observe(for: t.parameters.quietPeriod) { relayedOnL2(t, sent, in: $0) }
         try expectRelayedIntact(t, sent, in: seen, after: "a chunk with another total")
     }
 
@@ -221,7 +226,7 @@ enum FRG {
         // 4. T2 sends a complete copy of the same envelope (a shorter hop path).
         try t.send(sent, from: 2)
         // 5. The DUT relays T2's copy, on L1, payload intact.
-        let second = try t.observe(for: t.parameters.quietPeriod)
+        let second = try t.observe(for: t.parameters.quietPeriod) { t.copies(of: sent, in: $0).contains { $0.link == LinkID(1) } }
         let copies = t.copies(of: sent, in: second).filter { $0.link == LinkID(1) }
         try t.expect(!copies.isEmpty && copies.allSatisfy { $0.message.body == sent.body },
                      "a complete copy on another link was held up by the incomplete one",
@@ -247,7 +252,7 @@ enum FRG {
         //    completes only if the stale set is gone.
         try t.write(probe.chunks(of: sent, via: 1, pieceSize: 100), from: 1)
         // 5. The DUT relays it on L2, payload intact.
-        let seen = try t.observe(for: t.parameters.quietPeriod)
+        let seen = try t.observe(for: t.parameters.quietPeriod) { relayedOnL2(t, sent, in: $0) }
         try expectRelayedIntact(t, sent, in: seen, after: "a stale incomplete set with the same messageID")
     }
 }

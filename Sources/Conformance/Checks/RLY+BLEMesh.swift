@@ -16,7 +16,7 @@ extension RLY {
         let sent = probe.withHopPath(try t.message(MessageSpec(from: .stranger(1), to: nil)), [.stranger(1), .tester(2)])
         try t.send(sent, from: 1)
         // 3. The DUT relays it on L3 only: T1 is the ingress and T2 is on the path (app bug 4).
-        let seen = try t.observe(for: t.parameters.quietPeriod)
+        let seen = try t.observe(for: t.parameters.quietPeriod) { !t.copies(of: sent, in: $0).isEmpty }
         try t.expect(t.copies(of: sent, in: seen).map(\.link) == [LinkID(3)], "relayed to a neighbour on the hop path, or not at all",
                      expected: "one relay, on L3", seen: t.summary(seen))
     }
@@ -30,7 +30,7 @@ extension RLY {
         // 2. T1 sends a broadcast from S1 that came via S2: hopPath [S1, S2, T1], ttl 3.
         let sent = probe.withHopPath(try t.message(MessageSpec(from: .stranger(1), to: nil, ttl: 3)), [.stranger(1), .stranger(2)])
         try t.send(sent, from: 1)
-        let seen = try t.observe(for: t.parameters.quietPeriod)
+        let seen = try t.observe(for: t.parameters.quietPeriod) { t.copies(of: sent, in: $0).contains { $0.link == LinkID(2) } }
         let relayed = t.relayedEnvelopes(of: sent, in: seen).filter { $0.link == LinkID(2) }
         try t.expect(!relayed.isEmpty, "not relayed", expected: "a relay on L2", seen: t.summary(seen))
         // 3. The relay's hop path is the received one plus the DUT; its ttl is 2; id, origin,
@@ -57,7 +57,7 @@ extension RLY {
         let sent = try t.message(MessageSpec(from: .tester(1), to: nil))
         try t.send(sent, from: 1)
         // 3. The DUT relays it once on each of L2, L3 and L4.
-        let seen = try t.observe(for: t.parameters.quietPeriod)
+        let seen = try t.observe(for: t.parameters.quietPeriod) { t.copies(of: sent, in: $0).count >= 3 }
         try t.expect(t.copies(of: sent, in: seen).map(\.link).sorted() == [2, 3, 4].map(LinkID.init), "not fanned out to every candidate",
                      expected: "one relay on each of L2, L3, L4", seen: t.summary(seen))
     }
@@ -74,7 +74,7 @@ extension RLY {
             // 3. The DUT relays it on exactly four distinct links, none of them L1. (The count is
             //    judged here, over the response window: on the air a DUT's own traffic on six
             //    links can queue a relay past the jitter window, which RLY/BV-02 judges.)
-            let seen = try t.observe(for: t.parameters.answerPeriod)
+            let seen = try t.observe(for: t.parameters.answerPeriod) { t.copies(of: sent, in: $0).count >= 4 }
             let links = t.copies(of: sent, in: seen).map(\.link)
             try t.expect(links.count == 4 && Set(links).count == 4 && !links.contains(LinkID(1)),
                          "broadcast \(round) was not fanned out to K = 4 of the 5 candidates",
@@ -90,7 +90,7 @@ extension RLY {
         let sent = try t.message(MessageSpec(from: .stranger(1), to: .tester(3)))
         try t.send(sent, from: 1)
         // 3. The DUT relays it on L3 alone.
-        let seen = try t.observe(for: t.parameters.quietPeriod)
+        let seen = try t.observe(for: t.parameters.quietPeriod) { !t.copies(of: sent, in: $0).isEmpty }
         try t.expect(t.copies(of: sent, in: seen).map(\.link) == [LinkID(3)], "the directed envelope did not go to its destination alone",
                      expected: "one relay, on L3", seen: t.summary(seen))
     }
@@ -106,7 +106,7 @@ extension RLY {
         let sent = try t.message(MessageSpec(from: .stranger(1), to: .stranger(2)))
         try t.send(sent, from: 1)
         // 3. The DUT relays it on L2 and L3 within the jitter window (no waiting for S2).
-        let seen = try t.observe(for: t.parameters.quietPeriod)
+        let seen = try t.observe(for: t.parameters.quietPeriod) { t.copies(of: sent, in: $0).count >= 2 }
         try t.expect(t.copies(of: sent, in: seen).map(\.link).sorted() == [LinkID(2), LinkID(3)], "the envelope without a route did not go to every candidate",
                      expected: "one relay on L2 and one on L3", seen: t.summary(seen))
     }
@@ -135,7 +135,7 @@ extension RLY {
             try t.write(Array(chunk.utf8), from: 1, what: "non-canonical chunk \(c.chunkIndex)/\(c.totalChunks) of \(BLEMeshProbe.short(e.id)): \(chunk.prefix(100))...")
         }
         // 3. The DUT relays it on L2 with ttl 2 and the payload untouched.
-        let seen = try t.observe(for: t.parameters.quietPeriod)
+        let seen = try t.observe(for: t.parameters.quietPeriod) { t.copies(of: sent, in: $0).contains { $0.link == LinkID(2) } }
         let copies = t.copies(of: sent, in: seen).filter { $0.link == LinkID(2) }
         try t.expect(!copies.isEmpty, "a valid non-canonical envelope was refused", expected: "a relay on L2", seen: t.summary(seen))
         try t.expect(copies.allSatisfy { $0.message.ttl == 2 && $0.message.body == sent.body }, "relayed with wrong TTL or payload",
@@ -155,7 +155,7 @@ extension RLY {
             try t.write(c.encoded(), from: 1, what: "chunk \(c.chunkIndex)/\(c.totalChunks) of \(BLEMeshProbe.short(e.id)), signed with garbage")
         }
         // 3. The DUT relays it on L2.
-        let seen = try t.observe(for: t.parameters.quietPeriod)
+        let seen = try t.observe(for: t.parameters.quietPeriod) { t.copies(of: sent, in: $0).contains { $0.link == LinkID(2) } }
         try t.expect(t.copies(of: sent, in: seen).contains { $0.link == LinkID(2) }, "refused an envelope for its signature",
                      expected: "a relay on L2", seen: t.summary(seen))
     }

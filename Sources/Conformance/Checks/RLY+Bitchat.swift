@@ -16,7 +16,7 @@ extension RLY {
             let sent = try t.message(MessageSpec(from: .stranger(1), to: nil, ttl: ttl))
             try t.send(sent, from: 1)
             // 3. The relay on L2 carries the cap less one, 6, and is otherwise the packet sent.
-            let seen = try t.observe(for: t.parameters.quietPeriod)
+            let seen = try t.observe(for: t.parameters.quietPeriod) { t.copies(of: sent, in: $0).contains { $0.link == LinkID(2) } }
             try expectRelayedAsSent(t, probe.packet(of: sent), in: seen, on: LinkID(2))
         }
     }

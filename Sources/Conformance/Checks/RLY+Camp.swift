@@ -28,7 +28,7 @@ extension RLY {
             let sent = camp.rewritten(plain, as: Array(text.utf8))
             try t.write(sent.body, from: 1, what: "app-order JSON: \(text)")
             // 3. Within the relay window one copy goes out on L2 and one on L3, none on L1 ...
-            let seen = try t.observe(for: t.parameters.quietPeriod)
+            let seen = try t.observe(for: t.parameters.quietPeriod) { t.copies(of: sent, in: $0).count >= 2 }
             let copies = t.copies(of: sent, in: seen)
             try t.expect(copies.map(\.link).sorted() == [LinkID(2), LinkID(3)], "not relayed once on each other link",
                          expected: "one copy on L2 and one on L3", seen: t.summary(seen))

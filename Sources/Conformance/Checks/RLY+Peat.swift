@@ -21,7 +21,7 @@ extension RLY {
         // 4. T1 sends another from S1 at hop 9 of max_hops 12: above the default, within its budget.
         let long = probe.with(try t.message(MessageSpec(from: .stranger(1), to: nil)), hop: 9, maxHops: 12)
         try t.send(long, from: 1)
-        let second = try t.observe(for: t.parameters.quietPeriod)
+        let second = try t.observe(for: t.parameters.quietPeriod) { t.copies(of: long, in: $0).contains { $0.link == LinkID(2) } }
         // 5. It is relayed on L2 as hop 10 of 12, every other field as received.
         let relayed = t.copies(of: long, in: second).filter { $0.link == LinkID(2) }
         try t.expect(!relayed.isEmpty, "did not relay an envelope within its own budget (hop 9 of 12)",

@@ -44,7 +44,7 @@ extension RLY {
             m.lastRelay = probe.name(of: .tester(1))
         }
         try t.send(sent, from: 1)
-        let seen = try t.observe(for: t.parameters.quietPeriod)
+        let seen = try t.observe(for: t.parameters.quietPeriod) { t.copies(of: sent, in: $0).contains { $0.link == LinkID(2) } }
         let copies = t.copies(of: sent, in: seen).filter { $0.link == LinkID(2) }
         try t.expect(!copies.isEmpty, "not relayed", expected: "a relay on L2", seen: t.summary(seen))
         // 3. The copy has ttl 3, relayCount 2, isRelayed true, lastRelay the DUT's name, and

@@ -7,12 +7,25 @@ import Synchronization
 public final class CheckContext {
     public let dialect: DialectName
     public let capabilities: Capabilities
+    /// The dialect page's windows, widened by the DUT's declared slack, and over the air
+    /// (`DUTSession.latencyVaries`) to cover the relay latency measured in this run so far.
+    public var parameters: DialectParameters {
+        guard session.latencyVaries, let allowance = latency.allowance(pageUpper: declared.relayWindow.upperBound) else { return declared }
+        return declared.covering(allowance)
+    }
     /// The dialect page's windows, widened by the DUT's declared slack.
-    public let parameters: DialectParameters
+    private let declared: DialectParameters
+    /// The run's measured relay latency (shared by its checks, as the transport is).
+    private let latency: RelayLatencyBook
+    /// The last message the tester sent and when, while it is the only one since the last
+    /// observation: its relays measure the DUT's latency (a burst's would measure the burst).
+    private var stimulus: (key: String, at: Duration)?
+    private var sentSinceObserving = 0
     public let probe: any DialectProbe
     private let session: any DUTSession
     private let start: Instant
     private var budgetEnd: Instant
+    private var declaredBudgetEnd: Instant
     public private(set) var evidence: [EvidenceEntry] = []
     private var linksUp: Set<Int> = []
     /// What the DUT did while `connect` waited for its link-up traffic to end: the next
@@ -36,8 +49,9 @@ public final class CheckContext {
 
     init(capabilities: Capabilities, probe: any DialectProbe, session: any DUTSession, seed: UInt64 = 0,
          checkID: String = "", upperTester: (any UpperTesterOperator)? = nil, freshDUT: Bool = false,
-         identity: DUTIdentityBook = DUTIdentityBook()) {
+         identity: DUTIdentityBook = DUTIdentityBook(), latency: RelayLatencyBook = RelayLatencyBook()) {
         self.seed = seed
+        self.latency = latency
         self.checkID = checkID
         self.upperTester = upperTester
         self.freshDUT = freshDUT
@@ -45,12 +59,28 @@ public final class CheckContext {
         if capabilities.learnsIdentity, let learned = identity.learned { probe.adopt(dutAddress: learned.address) }
         dialect = capabilities.dialect
         self.capabilities = capabilities
-        parameters = DialectParameters.of(capabilities.dialect).widened(by: .milliseconds(capabilities.timingSlackMs))
+        declared = DialectParameters.of(capabilities.dialect).widened(by: .milliseconds(capabilities.timingSlackMs))
         self.probe = probe
         self.session = session
         start = session.now
         budgetEnd = session.now + .milliseconds(Int64(capabilities.checkBudgetSeconds * 1000))
+        declaredBudgetEnd = budgetEnd
     }
+
+    /// The check's own work needs `needed` more from now (DDP/BV-06 fills a cache of 1000
+    /// entries, which over GATT takes about as long as the whole declared budget): the budget
+    /// grows to carry it with half again as margin, at most to `budgetCeiling` times the
+    /// declared budget; the evidence says so. A check that still runs out is INCONC as ever.
+    public func reserveBudget(_ needed: Duration, for what: String) {
+        let ceiling = start + (declaredBudgetEnd - start) * Self.budgetCeiling
+        let end = min(ceiling, session.now + needed * 3 / 2)
+        guard end > budgetEnd else { return }
+        budgetEnd = end
+        note("budget raised to \(Self.ms(end - start)) (declared \(capabilities.checkBudgetSeconds) s) to carry \(what): about \(Self.ms(needed)) more, and half again as margin")
+    }
+
+    /// How far `reserveBudget` may raise a check's budget, in declared budgets.
+    static let budgetCeiling = 4
 
     /// Time since the check started.
     public var elapsed: Duration { session.now - start }
@@ -158,11 +188,15 @@ public final class CheckContext {
 
     /// Tester `tester` sends `message` to the DUT on its link.
     public func send(_ message: ProbeMessage, from tester: Int) throws {
+        let at = elapsed
         for unit in probe.units(of: message, via: tester) { try write(unit, from: tester) }
+        sentSinceObserving += 1
+        stimulus = (message.key, at)
     }
 
     /// Tester `tester` writes raw bytes (robustness checks); `what` explains them in the evidence.
     public func write(_ bytes: [UInt8], from tester: Int, what: String? = nil) throws {
+        stimulus = nil   // raw units: whatever they answer to, it is no longer the last message sent
         record(.toDUT, LinkID(tester), bytes, what ?? probe.describe(bytes))
         try session.apply(.received(bytes, on: LinkID(tester)))
     }
@@ -203,11 +237,49 @@ public final class CheckContext {
     public func observe(for span: Duration) throws -> [Observation] {
         let deadline = session.now + span
         guard deadline <= budgetEnd else {
-            throw CheckInconclusive(reason: "the check needs to wait \(span) more, past its budget of \(capabilities.checkBudgetSeconds) s (raise checkBudgetSeconds in the capabilities file)")
+            let budget = budgetEnd == declaredBudgetEnd ? "its budget of \(capabilities.checkBudgetSeconds) s"
+                : "its budget of \(capabilities.checkBudgetSeconds) s as raised for its own work to \(Self.ms(budgetEnd - start))"
+            throw CheckInconclusive(reason: "the check needs to wait \(span) more, past \(budget) (raise checkBudgetSeconds in the capabilities file)")
         }
         let outputs = held + (try session.wait(until: deadline))
         held.removeAll()
+        if sentSinceObserving > 1 { stimulus = nil }
+        sentSinceObserving = 0
         return outputs.compactMap(observe)
+    }
+
+    /// Everything the DUT does during the next `span`, as `observe(for:)`; and where the time
+    /// an answer takes varies with the hosts' load (over the air), on past `span` while
+    /// `arrived` does not hold of what was seen, by at most `RelayLatencyBook.maxAirDelay`,
+    /// then until the DUT has been quiet for the quiet period (the rest of a late fan-out
+    /// must not be taken for an answer to the check's next step). A check waits so for what
+    /// the DUT owes (a relay, an ack, a forward) before it judges it missing: a FAIL for
+    /// absence has then waited long enough that lateness on the air cannot explain it.
+    /// Elsewhere (the virtual radio, a process) timing is deterministic and `span` is all.
+    public func observe(for span: Duration, awaiting arrived: ([Observation]) -> Bool) throws -> [Observation] {
+        var seen = try observe(for: span)
+        guard session.latencyVaries, !arrived(seen) else { return seen }
+        let windowEnd = session.now
+        let limit = min(budgetEnd, windowEnd + RelayLatencyBook.maxAirDelay)
+        while session.now < limit {
+            seen += try observe(for: min(Self.lateSlice, limit - session.now))
+            guard arrived(seen) else { continue }
+            note("over the air: what the check waits for came \(Self.ms(session.now - windowEnd)) after its window of \(span) closed (a host's load delays relays past any window; docs/radio.md, \"Verdicts\"); listening until the DUT is quiet")
+            while session.now < limit {
+                let more = try observe(for: min(parameters.quietPeriod, limit - session.now))
+                seen += more
+                if more.isEmpty { break }
+            }
+            return seen
+        }
+        note("over the air: listened \(RelayLatencyBook.maxAirDelay) past the window of \(span) for what the check waits for; it did not come")
+        return seen
+    }
+
+    static let lateSlice: Duration = .milliseconds(50)
+
+    static func ms(_ d: Duration) -> String {
+        String(format: "%.0f ms", Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15)
     }
 
     private func observe(_ output: DUTOutput) -> Observation? {
@@ -217,6 +289,7 @@ public final class CheckContext {
             let heard = probe.hear(bytes, on: link)
             evidence.append(EvidenceEntry(time: time, direction: .fromDUT, link: link, bytes: bytes, summary: probe.describe(bytes)))
             if let heard { learnIdentity(from: heard) }
+            if case .message(let m)? = heard, let stimulus, m.key == stimulus.key, !isOwn(m) { latency.record(time - stimulus.at) }
             return heard.map { Observation(time: time, kind: .packet($0, on: link)) }
         case .delivered(let m):
             evidence.append(EvidenceEntry(time: time, direction: .fromDUT, summary: "app delivery \(m.messageID) from \(m.origin): \(m.payload.count) bytes"))
@@ -244,6 +317,20 @@ public final class CheckContext {
     }
 
     public func inconclusive(_ reason: String) -> CheckInconclusive { CheckInconclusive(reason: reason) }
+
+    /// FAIL if the DUT's answer took `delay`, past `window` of `parameters`. Over the air the
+    /// hosts' load adds delay the tester cannot tell from the DUT's own: there a delay up to
+    /// `RelayLatencyBook.maxAirDelay` past the page's window (with its declared slack) is
+    /// INCONC with the reason, and only a later one FAILs (docs/radio.md, "Verdicts").
+    public func expectOnTime(_ delay: Duration, within window: KeyPath<DialectParameters, Duration>, _ reason: String) throws {
+        let limit = parameters[keyPath: window]
+        guard delay > limit else { return }
+        let airLimit = declared[keyPath: window] + RelayLatencyBook.maxAirDelay
+        if session.latencyVaries, delay <= airLimit {
+            throw CheckInconclusive(reason: "\(reason) after \(Self.ms(delay)), past \(Self.ms(limit)); over the air a delay up to \(Self.ms(airLimit)) may be the hosts' load, not the DUT's (docs/radio.md, \"Verdicts\")")
+        }
+        throw CheckFailed(reason: reason, expected: "within \(limit)", seen: "after \(delay)")
+    }
 
     private func record(_ direction: EvidenceEntry.Direction, _ link: LinkID?, _ bytes: [UInt8]?, _ summary: String) {
         evidence.append(EvidenceEntry(time: elapsed, direction: direction, link: link, bytes: bytes, summary: summary))
@@ -359,7 +446,7 @@ extension CheckContext {
         note("liveness probe after \(what)")
         let probeMessage = try message(MessageSpec(from: .stranger(9), to: probe.relayedDestination))
         try send(probeMessage, from: 1)
-        let seen = try observe(for: parameters.quietPeriod)
+        let seen = try observe(for: parameters.quietPeriod) { self.copies(of: probeMessage, in: $0).contains { $0.link != LinkID(1) } }
         let relayed = copies(of: probeMessage, in: seen).filter { $0.link != LinkID(1) }
         try expect(!relayed.isEmpty, "the DUT stopped relaying after \(what)",
                    expected: "a fresh valid message relayed within \(parameters.relayWindow.upperBound)",

@@ -53,10 +53,10 @@ public struct Runner {
         let runStart = ContinuousClock.now
         guard jobs > 1, checks.count > 1, upperTester == nil else {
             var results: [CheckResult] = []
-            let identity = DUTIdentityBook()
+            let identity = DUTIdentityBook(), latency = RelayLatencyBook()
             for (index, check) in checks.enumerated() {
                 activity(check, .started)
-                let result = try timed(check, index: index, identity: identity, runStart: runStart)
+                let result = try timed(check, index: index, identity: identity, latency: latency, runStart: runStart)
                 activity(check, .ended)
                 progress(result)
                 results.append(result)
@@ -67,13 +67,14 @@ public struct Runner {
     }
 
     /// `check` with its wall time, or INCONC unrun once the run's time limit is reached.
-    private func timed(_ check: Check, index: Int, identity: DUTIdentityBook, runStart: ContinuousClock.Instant) throws(DUTUnavailable) -> CheckResult {
+    private func timed(_ check: Check, index: Int, identity: DUTIdentityBook, latency: RelayLatencyBook,
+                       runStart: ContinuousClock.Instant) throws(DUTUnavailable) -> CheckResult {
         let started = ContinuousClock.now
         guard started - runStart <= timeLimit else {
             return CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .inconclusive,
                                reason: "not run: the run's time limit of \(timeLimit) was reached")
         }
-        var result = try attempt(check, index: index, identity: identity)
+        var result = try attempt(check, index: index, identity: identity, latency: latency)
         result.wallSeconds = (ContinuousClock.now - started).seconds
         return result
     }
@@ -95,7 +96,7 @@ public struct Runner {
         let runner = ConcurrentRunner(runner: self)
         // One book for the run, as one job has: a DUT's id learned by one check serves the rest
         // (the book locks; which check learns it first may differ from a serial run).
-        let identity = DUTIdentityBook()
+        let identity = DUTIdentityBook(), latency = RelayLatencyBook()
         for _ in 0..<jobs {
             Thread.detachNewThread {
                 while let index = shared.withLock({ w -> Int? in
@@ -105,7 +106,7 @@ public struct Runner {
                 }) {
                     activity(checks[index], .started)
                     do throws(DUTUnavailable) {
-                        let result = try runner.runner.timed(checks[index], index: index, identity: identity, runStart: runStart)
+                        let result = try runner.runner.timed(checks[index], index: index, identity: identity, latency: latency, runStart: runStart)
                         shared.withLock { $0.results[index] = result }
                     } catch {
                         shared.withLock { $0.unavailable = $0.unavailable ?? error }
@@ -136,14 +137,14 @@ public struct Runner {
     /// One check (the run's first); a DUT that cannot be started is an ERROR here.
     public func run(_ check: Check) -> CheckResult {
         do {
-            return try attempt(check, index: 0, identity: DUTIdentityBook())
+            return try attempt(check, index: 0, identity: DUTIdentityBook(), latency: RelayLatencyBook())
         } catch {
             return CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .error,
                                reason: "could not start the DUT: \(error)")
         }
     }
 
-    private func attempt(_ check: Check, index: Int, identity: DUTIdentityBook) throws(DUTUnavailable) -> CheckResult {
+    private func attempt(_ check: Check, index: Int, identity: DUTIdentityBook, latency: RelayLatencyBook) throws(DUTUnavailable) -> CheckResult {
         var result = CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .notApplicable)
         if let missing = check.needs.first(where: { !capabilities.has($0) }) {
             if case .links(let n) = missing {
@@ -174,7 +175,8 @@ public struct Runner {
             return result
         }
         let context = CheckContext(capabilities: capabilities, probe: probe, session: session, seed: Self.seed(seed, check.id),
-                                   checkID: check.id, upperTester: upperTester, freshDUT: driver.startsFreshDUT, identity: identity)
+                                   checkID: check.id, upperTester: upperTester, freshDUT: driver.startsFreshDUT, identity: identity,
+                                   latency: latency)
         do {
             try check.body(context)
             result.verdict = .pass

@@ -90,10 +90,18 @@ public protocol DUTSession: AnyObject {
     /// (docs/checks.md, "Verdicts"). A process or in-memory DUT shows its death directly
     /// (`DUTFailure`): default nil.
     func unreachableReason() -> String?
+    /// Whether the time the DUT takes to answer includes hosts and a transport whose delays
+    /// grow with the machine's load beyond any page's window (over the air: default false).
+    /// Then the tester measures the DUT's relay latency and widens its windows to cover it,
+    /// and waits past a window for what the DUT owes before judging it missing
+    /// (`RelayLatencyBook`, docs/radio.md "Verdicts"). The virtual radio is deterministic, and
+    /// a process DUT's timing is its own (declared `timingSlackMs`, or the tester's clock).
+    var latencyVaries: Bool { get }
 }
 
 extension DUTSession {
     public var tellsPeers: Bool { true }
+    public var latencyVaries: Bool { false }
     public func unreachableReason() -> String? { nil }
 }
 
