@@ -9,10 +9,10 @@ public final class CheckContext {
     public let capabilities: Capabilities
     /// The dialect page's windows, widened by the DUT's declared slack, and over the air
     /// (`DUTSession.latencyVaries`) to cover the relay latency measured in this run so far.
-    public var parameters: DialectParameters {
-        guard session.latencyVaries, let allowance = latency.allowance(pageUpper: declared.relayWindow.upperBound) else { return declared }
-        return declared.covering(allowance)
-    }
+    public var parameters: DialectParameters { latency.widen(declared, overTheAir: session.latencyVaries) }
+    /// The windows as the latency measured before this check widens them: a delay is judged
+    /// against these (`expectOnTime`), never against the relay being judged.
+    private let priorParameters: DialectParameters
     /// The dialect page's windows, widened by the DUT's declared slack.
     private let declared: DialectParameters
     /// The run's measured relay latency (shared by its checks, as the transport is).
@@ -60,6 +60,7 @@ public final class CheckContext {
         dialect = capabilities.dialect
         self.capabilities = capabilities
         declared = DialectParameters.of(capabilities.dialect).widened(by: .milliseconds(capabilities.timingSlackMs))
+        priorParameters = latency.widen(declared, overTheAir: session.latencyVaries)
         self.probe = probe
         self.session = session
         start = session.now
@@ -318,12 +319,13 @@ public final class CheckContext {
 
     public func inconclusive(_ reason: String) -> CheckInconclusive { CheckInconclusive(reason: reason) }
 
-    /// FAIL if the DUT's answer took `delay`, past `window` of `parameters`. Over the air the
+    /// FAIL if the DUT's answer took `delay`, past `window` of the parameters as the check began
+    /// (widened by the latency of earlier checks' relays, not by this one's). Over the air the
     /// hosts' load adds delay the tester cannot tell from the DUT's own: there a delay up to
     /// `RelayLatencyBook.maxAirDelay` past the page's window (with its declared slack) is
     /// INCONC with the reason, and only a later one FAILs (docs/radio.md, "Verdicts").
     public func expectOnTime(_ delay: Duration, within window: KeyPath<DialectParameters, Duration>, _ reason: String) throws {
-        let limit = parameters[keyPath: window]
+        let limit = priorParameters[keyPath: window]
         guard delay > limit else { return }
         let airLimit = declared[keyPath: window] + RelayLatencyBook.maxAirDelay
         if session.latencyVaries, delay <= airLimit {

@@ -34,10 +34,11 @@ public final class RelayLatencyBook: Sendable {
     /// The slowest of the recent relays, if any was measured.
     public var recentSlowest: Duration? { samples.withLock { $0.max() } }
 
-    /// How long a window that must contain the DUT's relay has to be: half again the slowest
-    /// recent relay, at most the page's window plus `maxAirDelay` (`pageUpper`).
-    func allowance(pageUpper: Duration) -> Duration? {
-        recentSlowest.map { min($0 * 3 / 2, pageUpper + Self.maxAirDelay) }
+    /// `declared` (the page's windows with the DUT's slack), over the air with its upper bounds
+    /// raised to half again the slowest recent relay, by at most `maxAirDelay`.
+    func widen(_ declared: DialectParameters, overTheAir: Bool) -> DialectParameters {
+        guard overTheAir, let slowest = recentSlowest else { return declared }
+        return declared.covering(min(slowest * 3 / 2, declared.relayWindow.upperBound + Self.maxAirDelay))
     }
 }
 
