@@ -87,12 +87,19 @@ public enum CatalogDocument {
         | `publicKey` | hex | assigned by the tester | relay: its X25519 public key, with `address` |
         | `dedupCapacity` | int | none (the built-in node declares its own: relay 2048 relayed frames, blemesh 4096, others 1000) | entries its de-duplication cache holds: DDP/BV-06 fails one below the page's minimum; DDP/BV-14 overflows a cache of exactly this size to see which entries go, and is NA without it |
         | `timingSlackMs` | int | 0 (100 with `--dut-exec` and no file) | added to every timing window of the page |
-        | `checkBudgetSeconds` | number | 30 (3600 for the built-in node and with `clock` `tester`) | longest wait a check may make; longer is INCONC |
+        | `checkBudgetSeconds` | number | 30 (45 over the air; 3600 for the built-in node and with `clock` `tester`) | longest wait a check may make; longer is INCONC (DDP/BV-06 raises its own, up to 4 times, to carry its cache fill at the pace it measures) |
         | `clock` | `wall` or `tester` | `wall` | whose clock a process DUT runs its timers on: its own, or the time the tester sends ([stdio-dut.md](stdio-dut.md) section 6.1); `tester` only with `--dut-exec` |
 
         Timing windows come from section 6 of each dialect page: relay relays and acks within
         0-100 ms; blemesh relays within 10-80 ms (the union of its per-degree windows) and answers
-        control messages within 1 s.
+        control messages within 1 s. An absence (nothing relayed, no ack) is judged over the
+        window's end plus 20 ms. Over the air, where the hosts' load delays relays past any page's
+        window, three rules add to that (docs/radio.md, "Verdicts"): the windows cover half again
+        the slowest of the run's last 16 relays, by at most 2 s past the page's window; a check
+        that needs a relay, forward or ack listens up to 2 s past its window for it (then until
+        the DUT is quiet) before judging it missing; and a relay or ack later than the window is
+        INCONC up to 2 s past the page's window, FAIL beyond. On the virtual radio and over stdio
+        the windows are the page's (plus `timingSlackMs`).
 
         **A DUT with history.** A device on the air is never restarted: it keeps its caches,
         counters and routes for the whole run and across runs. So every identifier a check makes
