@@ -90,8 +90,10 @@ final class GATTSession: DUTSession {
     func apply(_ event: NodeEvent) throws {
         if let failure { throw failure }
         switch event {
-        case .linkUp(let link, _):
-            try linkUp(identity(link))
+        case .linkUp(let link, let peer):
+            let identity = try identity(link)
+            if let peer { driver.adapter(of: identity).name(identity, as: peer, dialect: driver.dialect) }
+            try linkUp(identity)
         case .linkDown(let link):
             let adapter = driver.adapter(of: try identity(link))
             guard let up = links.removeValue(forKey: link.raw) else { return }
