@@ -191,7 +191,7 @@ public enum CatalogDocument {
            other phones with the app away;
         4. `meshconform --adapter hci0` lists the devices in range with their dialect: take the
            phone's (private, changing) address from a fresh listing;
-        5. optionally a capabilities file (below) with what the air does not carry;
+        5. optionally a capabilities file (above) with what the air does not carry;
         6. `meshconform --adapter hci0 --target ADDR --capabilities phone.json --json report.json
            --btsnoop captures/`, with `--prompt` to play the app's user for the checks that need it;
         7. read the verdicts as below; the captures open in Wireshark.
