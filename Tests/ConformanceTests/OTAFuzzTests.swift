@@ -48,7 +48,7 @@ struct OTAFuzzTests {
         #expect(error.code == .truncated, "\(error)")
         #expect(finding.decoderVerdicts == ["truncated"])
         // 2. Saved: the folder holds that input and the description; nothing unminimised is left.
-        #expect(FindingStore.inputs(in: finding.path) == [input])
+        #expect(FindingStore.steps(in: finding.path) == [.input(input)])
         let saved = try JSONDecoder().decode(OTAFinding.self, from: Data(contentsOf: URL(fileURLWithPath: finding.path + "/finding.json")))
         #expect(saved == finding)
         let left = try FileManager.default.contentsOfDirectory(atPath: "\(findings)/\(dialect.rawValue)")
@@ -114,7 +114,7 @@ struct OTAFuzzTests {
         #expect(summary.exitStatus == 1, "\(summary.text)")
         let finding = try #require(summary.findings.first)
         #expect(finding.reproduction == .notTried && !finding.minimised && finding.sequence.count == finding.originalInputs && finding.trials == 1)
-        #expect(FindingStore.inputs(in: finding.path).map(Hex.encode) == finding.sequence)
+        #expect(FindingStore.steps(in: finding.path).map(\.text) == finding.sequence)
         #expect(summary.inconclusive?.contains("after reconnecting") == true, "\(summary.inconclusive ?? "")")
     }
 
@@ -176,7 +176,7 @@ struct OTAFuzzProcessTests {
         let summary = try OTAFuzzCampaign(driver: driver, capabilities: caps, configuration: config).run()
         // Saved where the summary says, before the folder goes.
         for finding in summary.findings {
-            #expect(FindingStore.inputs(in: finding.path).map(Hex.encode) == finding.sequence)
+            #expect(FindingStore.steps(in: finding.path).map(\.text) == finding.sequence)
         }
         return summary
     }
