@@ -187,14 +187,15 @@ public enum FieldMutation {
         // A hex-digit field holds half a byte per digit.
         let bytes = slot.kind == .hexDigits ? (slot.width + 1) / 2 : slot.width
         let max: UInt64 = bytes >= 8 ? .max : (1 << UInt64(8 * bytes)) - 1
-        let boundaries = (FieldVocabulary.around(slot.limits).filter { $0 <= max } + FieldVocabulary.unsignedValues(width: bytes)).map(FieldValue.unsigned)
         let sizes = FieldVocabulary.lengths.map(UInt64.init) + FieldVocabulary.around(slot.limits).filter { $0 <= 4096 }
+        if case .implied = slot.kind {
+            var seen = Set<UInt64>()
+            return sizes.filter { seen.insert($0).inserted }.map { FieldValue.resized(Int($0)) }
+        }
+        let boundaries = (FieldVocabulary.around(slot.limits).filter { $0 <= max } + FieldVocabulary.unsignedValues(width: bytes)).map(FieldValue.unsigned)
         switch slot.kind {
         case .unsigned, .hexDigits:
             return boundaries
-        case .implied:
-            var seen = Set<UInt64>()
-            return sizes.filter { seen.insert($0).inserted }.map { FieldValue.resized(Int($0)) }
         case .enumeration(let cases):
             // Every value of the page, then its neighbours and the extremes.
             var values = cases
@@ -205,7 +206,7 @@ public enum FieldMutation {
             values += (0..<min(8, 8 * slot.width)).map { 1 << UInt64($0) }
             var seen = Set<UInt64>()
             return values.filter { seen.insert($0).inserted }.map(FieldValue.unsigned)
-        case .count, .length, .nested:
+        case .count, .length, .nested, .implied:
             // Resized: the items or bytes behind follow (kept to a few KiB); the others lie.
             return boundaries + sizes.filter { $0 <= max }.map { FieldValue.resized(Int($0)) }
         }
