@@ -36,7 +36,7 @@ public enum AppProfile {
         case .camp:
             [.evictArbitrary, .relayToSender, .retryEmptyContent, .anyMessageID]
         case .peat:
-            [.laxEnvelopeLength]
+            [.laxSections, .laxCounters, .laxEnvelopeLength, .markerVersion]
         }
     }
 }

@@ -128,6 +128,9 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case olderEmergencyReplaces = "older-emergency-replaces"
     case noEmergencyAck = "no-emergency-ack"
     case laxEnvelopeLength = "lax-envelope-length"
+    case laxCounters = "lax-counters"
+    case laxSections = "lax-sections"
+    case markerVersion = "marker-version"
     // Every dialect: a positive control, not a deviation. It must PASS every check the
     // reference node passes (issue 13: a DUT's own traffic is never a relay or an ack).
     case chatty = "chatty"
@@ -168,7 +171,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .noCancel, .flatProbability, .noRelayFields, .noDenseCap:
             [.simple]
         case .rewriteRelay, .confirmConfirmations, .noRetry, .retryEmptyContent, .fixedRetryInterval, .anyMessageID,
-             .laxEnvelopeLength, .ownHopBudget, .noDocumentPeriod, .noMergeResend, .emergencyOverwrite, .olderEmergencyReplaces, .noEmergencyAck, .chatty:
+             .laxEnvelopeLength, .laxCounters, .laxSections, .markerVersion, .ownHopBudget, .noDocumentPeriod, .noMergeResend, .emergencyOverwrite, .olderEmergencyReplaces, .noEmergencyAck, .chatty:
             []
         // Shared deviations, carried by every engine that has the rule they break: bitchat
         // has no acks (BITCHAT-R10), simple no acks and no destination (SIMPLE-R2, R9).
@@ -263,6 +266,9 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .olderEmergencyReplaces: "lets a different emergency replace the held one even when it is older (PEAT-R6.2)"
         case .noEmergencyAck: "never acknowledges the emergency it holds (PEAT-R6.3)"
         case .laxEnvelopeLength: "ignores bytes after a relay envelope's payload instead of refusing it (PEAT-W5, peat app row 5)"
+        case .laxCounters: "merges a document whose counter has a node 0 entry (skipped), entries out of order or a node twice (the later wins) instead of refusing it (PEAT-W2, peat app row 3)"
+        case .laxSections: "merges a document whose section runs past its end, as far as it could read it, instead of refusing it (PEAT-W2, peat app row 2)"
+        case .markerVersion: "lets its document version take every value, so a version whose low byte is a frame marker (0xAE to 0xB2) goes out (PEAT-R2, peat app row 9)"
         case .chatty: "positive control, every dialect: conforms, but sends its background traffic (announces, beacons, documents, own messages) on every link-up and every 500 ms; must pass every check"
         }
     }
