@@ -35,10 +35,12 @@ struct BorrowedByteReader {
 
     /// The little-endian integers at an offset already read past (and checked) by a layout.
     func u32LE(at index: Int) -> UInt32 {
-        (index..<index + 4).reversed().reduce(0) { $0 << 8 | UInt32(bytes[$1]) }
+        precondition(index >= 0 && index + 4 <= bytes.count)
+        return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt32.self))
     }
     func u64LE(at index: Int) -> UInt64 {
-        (index..<index + 8).reversed().reduce(0) { $0 << 8 | UInt64(bytes[$1]) }
+        precondition(index >= 0 && index + 8 <= bytes.count)
+        return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
     }
 
     /// The next byte, not consumed; nil at the end.

@@ -45,7 +45,13 @@ public struct PeatDocument: WireFormat, NeutralForm {
                 counters: stride(from: layout.counters.lowerBound, to: layout.counters.upperBound, by: Self.entrySize).map { at in
                     Counter(node: r.u32LE(at: at), count: r.u64LE(at: at + 4))
                 },
-                peripheral: layout.peripheral, emergency: layout.emergency.map { PeatEmergency($0, in: r) },
+                peripheral: try layout.peripheral.map { range throws(WireError) in
+                    try r.withBytes(range) { raw throws(WireError) in
+                        var section = BorrowedByteReader(raw)
+                        return try PeatPeripheral(&section)
+                    }
+                },
+                emergency: layout.emergency.map { PeatEmergency($0, in: r) },
                 chat: layout.chat.map { r.withBytes($0) { Array($0) } }, trailer: r.withBytes(layout.trailer) { Array($0) })
         }
     }
@@ -61,7 +67,9 @@ public struct PeatDocument: WireFormat, NeutralForm {
         /// `entrySize` (12) bytes per entry: node u32, count u64, little-endian.
         public var counters: Range<Int>
         public var counterCount: Int { counters.count / PeatDocument.entrySize }
-        public var peripheral: PeatPeripheral?
+        /// The peripheral section's bytes, checked: `PeatPeripheral(decoding:)` reads them (a
+        /// peripheral holds a string, and a layout holds no value that needs releasing).
+        public var peripheral: Range<Int>?
         public var emergency: PeatEmergency.Layout?
         public var chat: Range<Int>?
         public var trailer: Range<Int>
@@ -85,15 +93,15 @@ public struct PeatDocument: WireFormat, NeutralForm {
             guard r.remaining >= Int(count) * PeatDocument.entrySize else {
                 throw .truncated(need: Int(count) * PeatDocument.entrySize, have: r.remaining, at: r.offset)
             }
-            counters = r.offset..<r.offset + Int(count) * PeatDocument.entrySize
-            var last: UInt32?
-            for i in 0..<Int(count) {
-                let node = try PeatWire.nonZeroNode(try r.readU32LE(), "document counter[\(i)].node")
-                if let last, node <= last {
+            counters = try r.readRange(Int(count) * PeatDocument.entrySize)
+            // Entries in place (their bytes are there: checked above), in order: node 0 first, then order.
+            var last: UInt32 = 0
+            for (i, at) in stride(from: counters.lowerBound, to: counters.upperBound, by: PeatDocument.entrySize).enumerated() {
+                let node = try PeatWire.nonZeroNode(r.u32LE(at: at), "document counter[\(i)].node")
+                if i > 0, node <= last {
                     throw WireError(.outOfOrder, "document counter[\(i)].node \(node) does not follow \(last)")
                 }
                 last = node
-                try r.skip(8)
             }
             peripheral = nil
             emergency = nil
@@ -111,10 +119,11 @@ public struct PeatDocument: WireFormat, NeutralForm {
                 // A section is decoded on its own bytes: its errors name offsets within it.
                 switch marker {
                 case PeatWire.peripheralMarker:
-                    peripheral = try r.withBytes(data) { raw throws(WireError) in
+                    _ = try r.withBytes(data) { raw throws(WireError) in
                         var section = BorrowedByteReader(raw)
                         return try PeatPeripheral(&section)
                     }
+                    peripheral = data
                 case PeatWire.emergencyMarker:
                     emergency = try r.withBytes(data) { raw throws(WireError) in
                         var section = BorrowedByteReader(raw)

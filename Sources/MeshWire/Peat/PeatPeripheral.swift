@@ -92,7 +92,12 @@ public struct PeatPeripheral: WireFormat, NeutralForm {
         guard raw[end...].allSatisfy({ $0 == 0 }) else {
             throw WireError(.valueOutOfRange, "Peripheral.callsign has bytes after its NUL padding")
         }
-        guard let s = String(validating: UnsafeRawBufferPointer(rebasing: raw[..<end]), as: UTF8.self) else {
+        // Decoding repairs ill-formed UTF-8 into valid UTF-8, so the text keeps the exact bytes
+        // only when they were well-formed (and this path is not generic, unlike
+        // String(validating:as:), which looked up generic metadata on every decode).
+        let text = UnsafeRawBufferPointer(rebasing: raw[..<end]).assumingMemoryBound(to: UInt8.self)
+        let s = String(decoding: text, as: UTF8.self)
+        guard s.utf8.elementsEqual(text) else {
             throw WireError(.valueOutOfRange, "Peripheral.callsign is not UTF-8")
         }
         return s
