@@ -8,9 +8,6 @@ import DequeModule
 struct DedupCache<Key: Hashable, Value> {
     let capacity: Int
     let retention: Duration
-    /// `retention` in nanoseconds: every lookup compares an age with it, and Duration's
-    /// arithmetic is 128-bit.
-    private let retentionNanoseconds: Int64
     /// Which entry goes when more than `capacity` are held: the oldest (every page's rule), or,
     /// for the mutant `evict-arbitrary`, one anywhere in the queue, as a Swift `Set`'s
     /// `removeFirst()` picks one (camp app row 2).
@@ -38,7 +35,6 @@ struct DedupCache<Key: Hashable, Value> {
         precondition(capacity > 0, "a de-duplication cache needs room for at least one key")
         self.capacity = capacity
         self.retention = retention
-        retentionNanoseconds = retention.nanoseconds
         self.eviction = eviction
     }
 
@@ -61,7 +57,7 @@ struct DedupCache<Key: Hashable, Value> {
     func contains(_ key: Key, at now: Instant) -> Bool { value(for: key, at: now) != nil }
 
     func value(for key: Key, at now: Instant) -> Value? {
-        guard let slot = slots[key], now.nanoseconds - slot.stamp.nanoseconds < retentionNanoseconds else { return nil }
+        guard let slot = slots[key], now - slot.stamp < retention else { return nil }
         return slot.value
     }
 
@@ -84,7 +80,7 @@ struct DedupCache<Key: Hashable, Value> {
 
     /// Forgets every entry older than the retention window.
     mutating func expire(at now: Instant) {
-        while let first = order.first, now.nanoseconds - first.stamp.nanoseconds >= retentionNanoseconds {
+        while let first = order.first, now - first.stamp >= retention {
             dropFront()
         }
     }

@@ -22,31 +22,6 @@ struct RelayEngine: DialectEngine {
     enum SeenKey: Hashable {
         case frame(origin: UUID, seq: UInt64)
         case beacon(origin: UUID, seqNo: UInt32)
-
-        // Four words into the hasher instead of Foundation's UUID hash, which feeds its 16
-        // bytes through the byte-buffer path: a node looks a key up for every copy it hears.
-        func hash(into hasher: inout Hasher) {
-            switch self {
-            case .frame(let origin, let seq):
-                hasher.combine(OriginKey(origin))
-                hasher.combine(seq)
-            case .beacon(let origin, let seqNo):
-                hasher.combine(OriginKey(origin))
-                hasher.combine(UInt64(seqNo) | 1 << 63)
-            }
-        }
-    }
-
-    /// A node id as a dictionary key (RELAY-R10's lastSeq), hashed as two words.
-    struct OriginKey: Hashable {
-        let high: UInt64
-        let low: UInt64
-
-        init(_ id: UUID) {
-            (high, low) = withUnsafeBytes(of: id.uuid) {
-                ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-            }
-        }
     }
 
     /// What RELAY-R3 records with a frame key, for routing acks back (RELAY-R7).
@@ -72,7 +47,7 @@ struct RelayEngine: DialectEngine {
     /// (seq, link) of acks forwarded in the last second: an ack is forwarded once per link, so
     /// it cannot circle when frames of different origins share a seq (RELAY-R7.2).
     private var forwardedAcks: DedupCache<ForwardedAck, Void>
-    private var lastSeq: DedupCache<OriginKey, UInt32>
+    private var lastSeq: DedupCache<UUID, UInt32>
     private var outstanding: [UInt64: Outstanding] = [:]
     /// The links up, ascending (at most 7, RELAY-R11): a sorted array, so relaying to all of
     /// them needs no sort and no hashing.
@@ -392,11 +367,11 @@ struct RelayEngine: DialectEngine {
         // RELAY-R10.2: duplicate by cache or by lastSeq (forgotten 300 s after its last update).
         if !config.faults.contains(.noDedup) {
             if seen.contains(key, at: now) { return scheduler.heardAgain(key) }
-            if let last = lastSeq.value(for: OriginKey(beacon.origin), at: now), last >= beacon.seqNo { return [] }
+            if let last = lastSeq.value(for: beacon.origin, at: now), last >= beacon.seqNo { return [] }
         }
         // RELAY-R10.3: record it.
         seen.insert(key, value: SeenFrame(ingress: link, relayed: false), at: now)
-        lastSeq.update(OriginKey(beacon.origin), value: beacon.seqNo, at: now)
+        lastSeq.update(beacon.origin, value: beacon.seqNo, at: now)
         // Mutant ack-beacons: acks it as if it were a frame (RELAY-R10.5 says never).
         let ack = config.faults.contains(.ackBeacons) ? sendAck(UInt64(beacon.seqNo), on: link, at: now) : []
         // RELAY-R10.4: rebroadcast while ttl > 1 and hop < 255, with ttl - 1 and hop + 1.
