@@ -7,10 +7,14 @@ import MeshWire
 // dialect pages (Benchmarks/Sources/CDecoders), in one run on the same inputs:
 // 1. agreement: both decode every vector of Vectors/<format>.json, and must accept the same
 //    ones with the same fields and refuse the others with the same error code;
-// 2. speed: decodes per second over the valid vectors, the two alternating round by round.
+// 2. speed: decodes per second over the valid vectors, round by round in turn: meshconform's
+//    in-place decoder (the format's `Layout` over a borrowed Span: fields and offsets, no
+//    reference kept, as C returns pointers into its input), its value decoder (the public value
+//    types, which own their bytes), and C.
 //
 //   swift build -c release --package-path Benchmarks
 //   Benchmarks/.build/release/DecodeVersusC [--seconds S] [--vectors DIR]    # from the repository root
+//   Benchmarks/.build/release/DecodeVersusC --profile FORMAT [--in-place]     # one decoder alone, for perf
 //
 // Exit status 1 when the decoders disagree on any vector.
 
