@@ -44,8 +44,6 @@ struct DeathReplay {
     /// A driver that only reconnects (a device on the air: it may come back fresh, as
     /// `meshconform node --fresh-when-idle` does, or not) first has to show the DUT alive,
     /// else the trial means nothing and the fuzzer stops.
-    mutating func kills(_ inputs: [[UInt8]]) throws(FuzzStopped) -> Bool { try kills(inputs.map { OTAStep.input($0) }) }
-
     mutating func kills(_ sequence: [OTAStep]) throws(FuzzStopped) -> Bool {
         if let deadline, ContinuousClock.now >= deadline { return false }
         trials += 1
@@ -67,6 +65,9 @@ struct DeathReplay {
         if try dut.write(sequence) != nil { return true }
         return try dut.liveness() != nil
     }
+
+    /// Inputs from tester 1 (the tests' shorthand).
+    mutating func kills(_ inputs: [[UInt8]]) throws(FuzzStopped) -> Bool { try kills(inputs.map { OTAStep.input($0) }) }
 
     /// The shortest sequence found that still kills a fresh DUT, with its inputs shrunk.
     /// `sequence` must kill.

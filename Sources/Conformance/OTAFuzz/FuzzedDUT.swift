@@ -115,9 +115,6 @@ final class FuzzedDUT {
         return death
     }
 
-    /// Inputs from tester 1 (the tests' and the replays' shorthand).
-    func write(_ inputs: [[UInt8]]) throws(FuzzStopped) -> DUTDeath? { try write(inputs.map { OTAStep.input($0) }) }
-
     /// The liveness probe: a fresh valid message from tester 1 must be relayed on another link
     /// or acked within the dialect's answer period. A second message (addressed to the DUT
     /// when it acks, so either duty counts) guards against one lost packet on a real radio.
