@@ -7,7 +7,8 @@
 # attempts), every check INCONC at once, one
 # "DUT unreachable:" line at the end, exit 1, within a minute. Output in .build/radio/unreachable/.
 # Then a DUT that dies in the middle of a check (.build/radio/unreachable-mid-check/): a would-be
-# FAIL is INCONC "the DUT became unreachable during the check", and counts towards the two in a row.
+# FAIL is INCONC "the DUT became unreachable during the check", and counts towards the two in a
+# row; and (.build/radio/unreachable-mid-check-pass/) a would-be PASS is INCONC too.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . ci/lib.sh
@@ -45,42 +46,57 @@ PY
 echo "exit 1 in $took s: $(tail -1 "$out/run.log" | cut -c1-120)"
 
 # A DUT that dies in the middle of a check. DDP/BV-05 has sent its message three times and asks
-# the operator whether the device shows it; meanwhile the node's host is killed (its controller
-# keeps the links, nothing answers ATT), then the operator answers n (not shown): a FAIL, were the
-# DUT still there. The liveness probe before it finds no answer: INCONC with the reason, the next
-# check's links cannot be brought up, and the run ends unreachable (exit 1).
-out=.build/radio/unreachable-mid-check
-rm -rf "$out"; mkdir -p "$out"
-start=$(date +%s)
-start_controllers 3 || exit 1
-"$bin" node --dialect blemesh --adapter "${CONTROLLERS[2]}" --ble-address $target > "$out/node.log" 2>&1 &
-node=$!; CI_PIDS+=($node)
-wait_started "$out/node.log" $node || { echo "meshconform node did not start:"; cat "$out/node.log"; exit 1; }
-mkfifo "$out/operator"
-timeout 180 "$bin" run --dialect blemesh --adapter "${CONTROLLERS[0]}" --adapter "${CONTROLLERS[1]}" --target $target \
-  --prompt --checks "DDP/BV-05,RTE/*" --json "$out/report.json" < "$out/operator" > "$out/run.log" 2>&1 &
-run=$!; CI_PIDS+=($run)
-exec 3>"$out/operator"   # the operator's terminal, open while the run lives
-waited=0
-until grep -q '^\[operator\] DDP/BV-05' "$out/run.log"; do
-  kill -0 $run 2>/dev/null && [ $waited -lt 1200 ] || { exec 3>&-; fail "DDP/BV-05 did not ask the operator"; }
-  sleep 0.1; waited=$((waited + 1))
-done
-kill $node; wait $node 2>/dev/null
-echo n >&3
-rc=0; wait $run || rc=$?
-exec 3>&-
-took=$(( $(date +%s) - start ))
-stop_controllers
-[ $rc -eq 1 ] || fail "mid-check: exit $rc, not 1"
-tail -1 "$out/run.log" | grep -q '^DUT unreachable ' || fail "mid-check: the last line does not say the DUT is unreachable"
-"$VENV/bin/python" - "$out/report.json" <<'PY' || fail "mid-check verdicts"
+# the operator how often the device shows it; meanwhile the node's host is killed (its controller
+# keeps the links, nothing answers ATT), then the operator answers. The liveness probe before the
+# verdict finds no answer: INCONC with the reason, whichever way the answer went.
+# mid_check ANSWER CHECKS: ANSWER n (not shown) would FAIL the check, y (shown once) would PASS it
+# (a check resting on what did not happen: no second delivery). Output in $out.
+mid_check() {
+  local answer=$1 checks=$2
+  rm -rf "$out"; mkdir -p "$out"
+  start=$(date +%s)
+  start_controllers 3 || exit 1
+  "$bin" node --dialect blemesh --adapter "${CONTROLLERS[2]}" --ble-address $target > "$out/node.log" 2>&1 &
+  node=$!; CI_PIDS+=($node)
+  wait_started "$out/node.log" $node || { echo "meshconform node did not start:"; cat "$out/node.log"; exit 1; }
+  mkfifo "$out/operator"
+  timeout 180 "$bin" run --dialect blemesh --adapter "${CONTROLLERS[0]}" --adapter "${CONTROLLERS[1]}" --target $target \
+    --prompt --checks "$checks" --json "$out/report.json" < "$out/operator" > "$out/run.log" 2>&1 &
+  run=$!; CI_PIDS+=($run)
+  exec 3>"$out/operator"   # the operator's terminal, open while the run lives
+  local waited=0
+  until grep -q '^\[operator\] DDP/BV-05' "$out/run.log"; do
+    kill -0 $run 2>/dev/null && [ $waited -lt 1200 ] || { exec 3>&-; fail "DDP/BV-05 did not ask the operator"; }
+    sleep 0.1; waited=$((waited + 1))
+  done
+  kill $node; wait $node 2>/dev/null
+  echo "$answer" >&3
+  rc=0; wait $run || rc=$?
+  exec 3>&-
+  took=$(( $(date +%s) - start ))
+  stop_controllers
+  "$VENV/bin/python" - "$out/report.json" "$answer" <<'PY' || fail "mid-check ($answer) verdicts"
 import json, sys
 results = {x["id"]: x for d in json.load(open(sys.argv[1]))["dialects"] for x in d["results"]}
 first = results["DDP/BV-05"]
+would = {"n": "it would have FAILed", "y": "it would have PASSed"}[sys.argv[2]]
 bad = [(i, x["verdict"]) for i, x in results.items() if x["verdict"] not in ("INCONC", "NA")]
-if bad or not (first.get("reason") or "").startswith("the DUT became unreachable during the check: "):
-    print("verdicts:", bad, "DDP/BV-05:", first["verdict"], first.get("reason")); sys.exit(1)
-print("DDP/BV-05 INCONC:", first["reason"][:100])
+noted = any(would in (e.get("summary") or "") for e in first.get("evidence", []))
+if bad or not (first.get("reason") or "").startswith("the DUT became unreachable during the check: ") or not noted:
+    print("verdicts:", bad, "DDP/BV-05:", first["verdict"], first.get("reason"), "noted:", noted); sys.exit(1)
+print(f"DDP/BV-05 INCONC ({would}):", first["reason"][:100])
 PY
+}
+
+# Would-be FAIL; the next check's links cannot be brought up, and the run ends unreachable (exit 1).
+out=.build/radio/unreachable-mid-check
+mid_check n "DDP/BV-05,RTE/*"
+[ $rc -eq 1 ] || fail "mid-check: exit $rc, not 1"
+tail -1 "$out/run.log" | grep -q '^DUT unreachable ' || fail "mid-check: the last line does not say the DUT is unreachable"
 echo "mid-check: exit 1 in $took s: $(tail -1 "$out/run.log" | cut -c1-120)"
+
+# Would-be PASS: a DUT that is gone shows no second delivery either, which says nothing.
+out=.build/radio/unreachable-mid-check-pass
+mid_check y "DDP/BV-05"
+[ $rc -eq 0 ] || fail "mid-check PASS: exit $rc, not 0 (one INCONC, no FAIL)"
+echo "mid-check PASS: INCONC, exit 0 in $took s"

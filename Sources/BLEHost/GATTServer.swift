@@ -53,10 +53,15 @@ public enum GATTServerEvent: Hashable, Sendable {
     case subscription(valueHandle: UInt16, notify: Bool, indicate: Bool)
 }
 
-/// What the server keeps per connection: CCCD values and the prepared-write queue.
+/// What the server keeps per connection: CCCD values, the prepared-write queue, and the values
+/// reads return on this connection where they differ from the database's.
 public struct GATTServerConnection: Sendable {
     /// CCCD value per characteristic value handle.
     public internal(set) var subscriptions: [UInt16: UInt16] = [:]
+    /// What reads of a characteristic return on this connection, by value handle, in place of
+    /// the database's value: a host playing several identities gives each its own node id
+    /// (`LEHost.setValue(_:valueHandle:forLocalAddress:)`).
+    public var values: [UInt16: [UInt8]] = [:]
     var prepared: [(handle: UInt16, offset: Int, value: [UInt8])] = []
     var preparedBytes = 0
     public init() {}
@@ -146,7 +151,7 @@ public struct GATTDatabase: Sendable {
         switch a.kind {
         case .service(let uuid, _): return uuid.littleEndianBytes
         case .declaration(let p, let vh, let uuid): return [p.rawValue, UInt8(vh & 0xFF), UInt8(vh >> 8)] + uuid.littleEndianBytes
-        case .value(let def): return def.value
+        case .value(let def): return conn.values[a.handle] ?? def.value
         case .cccd(let vh):
             let v = conn.subscriptions[vh] ?? 0
             return [UInt8(v & 0xFF), UInt8(v >> 8)]

@@ -104,6 +104,9 @@ public struct LEHost {
     /// over, and any other fails with `cancelledConnectPending` (the controller would refuse it).
     private var cancelledConnect: (peer: BluetoothAddress, own: BluetoothAddress?, command: HCICommand)?
     private var pendingDisconnects: [UInt16: OperationID] = [:]
+    /// Values reads return on the connections whose local side is an address (its six bytes),
+    /// by value handle: each identity the host plays names itself.
+    private var identityValues: [[UInt8]: [UInt16: [UInt8]]] = [:]
 
     public init(config: LEHostConfig = LEHostConfig()) {
         self.config = config
@@ -121,6 +124,17 @@ public struct LEHost {
     /// Replaces what reads of a characteristic return.
     @discardableResult
     public mutating func setValue(_ value: [UInt8], valueHandle: UInt16) -> Bool { database.setValue(value, at: valueHandle) }
+
+    /// What reads of a characteristic return on the connections whose local side is `address`
+    /// (a central link from that own address, a peripheral link to the advertising set with
+    /// it): one database, each identity its own value (a node id). Other connections read the
+    /// database's value. False when `valueHandle` is not a characteristic value.
+    @discardableResult
+    public mutating func setValue(_ value: [UInt8], valueHandle: UInt16, forLocalAddress address: BluetoothAddress) -> Bool {
+        guard database.characteristic(valueHandle: valueHandle) != nil else { return false }
+        identityValues[address.bytes, default: [:]][valueHandle] = Array(value.prefix(512))
+        return true
+    }
 
     // MARK: Introspection for tests and drivers
 
@@ -808,6 +822,7 @@ public struct LEHost {
              .readResponse, .readBlobResponse, .readByGroupTypeResponse, .writeResponse, .prepareWriteResponse, .executeWriteResponse:
             clientResponse(handle, pdu)
         default:
+            c.server.values = c.info.localAddress.flatMap { identityValues[$0.bytes] } ?? [:]
             let (response, events) = database.serve(pdu, connection: &c.server, mtu: c.mtu)
             connections[handle] = c
             if let response { _ = sendATT(handle, response) }

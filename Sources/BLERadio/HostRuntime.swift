@@ -44,6 +44,12 @@ public final class HostRuntime {
         host.setValue(value, valueHandle: valueHandle)
     }
 
+    /// The same for the connections whose local side is `address` only (one identity of several).
+    @discardableResult
+    public func setValue(_ value: [UInt8], valueHandle: UInt16, forLocalAddress address: BluetoothAddress) -> Bool {
+        host.setValue(value, valueHandle: valueHandle, forLocalAddress: address)
+    }
+
     /// Starts a command; its end comes as `.completed(id, _)` / `.failed(id, _)` from `nextEvent`.
     @discardableResult
     public func submit(_ command: HostCommand) throws(RadioError) -> OperationID {

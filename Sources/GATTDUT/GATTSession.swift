@@ -90,8 +90,10 @@ final class GATTSession: DUTSession {
     func apply(_ event: NodeEvent) throws {
         if let failure { throw failure }
         switch event {
-        case .linkUp(let link, _):
-            try linkUp(identity(link))
+        case .linkUp(let link, let peer):
+            let identity = try identity(link)
+            if let peer { driver.adapter(of: identity).name(identity, as: peer, dialect: driver.dialect) }
+            try linkUp(identity)
         case .linkDown(let link):
             let adapter = driver.adapter(of: try identity(link))
             guard let up = links.removeValue(forKey: link.raw) else { return }
@@ -140,12 +142,12 @@ final class GATTSession: DUTSession {
         return due
     }
 
-    /// The liveness probe before a FAIL (docs/radio.md, "Verdicts"): one ATT round trip with
-    /// the DUT within the operation timeout, on the first link still up (a read of its packet
-    /// characteristic's CCCD, or a service discovery while its layout is unknown), or, with no
-    /// link up, on a new connection from tester 1's identity (its MTU exchange). Any answer
-    /// counts, an ATT error included. None: the DUT became unreachable, and the driver counts
-    /// the check as one that could not reach it.
+    /// The liveness probe before a PASS or FAIL (docs/radio.md, "Verdicts"): one ATT round
+    /// trip with the DUT within the operation timeout, on the first link still up (a read of
+    /// its packet characteristic's CCCD, or a service discovery while its layout is unknown),
+    /// or, with no link up, on a new connection from tester 1's identity (its MTU exchange).
+    /// Any answer counts, an ATT error included. None: the DUT became unreachable, and the
+    /// driver counts the check as one that could not reach it.
     func unreachableReason() -> String? {
         guard failure == nil else { return nil }
         let timeout = driver.options.operationTimeout

@@ -34,16 +34,19 @@ public final class TesterAdapter {
     public let capacityReason: String
     /// The identities the link plan gave this adapter, by set.
     public internal(set) var identities: [TesterIdentity] = []
+    /// The tester service's node id characteristic (value handle), where the binding has one.
+    let nodeIDHandle: UInt16?
     /// Advertising interval of the tester's own service, 0.625 ms units. Slower than a node's
     /// 20 ms: a DUT connecting out is not on any check's critical path, and every advertisement
     /// costs the virtual link's CPU.
     let advertisingInterval: UInt16 = 0xA0
 
-    init(index: Int, runtime: HostRuntime, info: ControllerInfo, binding: GATTBinding, seed: UInt64, wanted: Int) {
+    init(index: Int, runtime: HostRuntime, info: ControllerInfo, binding: GATTBinding, nodeIDHandle: UInt16?, seed: UInt64, wanted: Int) {
         self.index = index
         self.runtime = runtime
         self.info = info
         self.binding = binding
+        self.nodeIDHandle = nodeIDHandle
         self.seed = seed
         if info.extended {
             capacity = max(1, min(wanted, info.advertisingSets))
@@ -63,20 +66,33 @@ public final class TesterAdapter {
         set == 0 ? info.randomAddress : Self.randomStaticAddress(seed: seed, index: index + 1 + 64 * set)
     }
 
-    /// Registers the tester's service (node id = the adapter's first tester's mesh id) and powers the controller on.
+    /// Registers the tester's service (node id = the adapter's first tester's mesh id, until a
+    /// check names its identities: `name(_:as:)`) and powers the controller on.
     static func open(transport: any HCITransport, index: Int, binding: GATTBinding, nodeID: [UInt8], seed: UInt64,
                      wanted: Int, timeout: Duration) throws(RadioError) -> TesterAdapter {
         var config = LEHostConfig()
         // A central link and a DUT-made peripheral link per identity, with room to spare.
         config.maxConnections = max(config.maxConnections, 2 * wanted + 2)
         let runtime = HostRuntime(transport: transport, config: config)
+        let registered: RegisteredService
         do {
-            _ = try runtime.registerService(binding.serviceDefinition(nodeID: nodeID))
+            registered = try runtime.registerService(binding.serviceDefinition(nodeID: nodeID))
         } catch {
             throw .operationFailed(command: "register the \(binding.dialect) service", .invalidParameter("\(error)"))
         }
         let info = try runtime.powerOn(randomAddress: randomStaticAddress(seed: seed, index: index + 1), timeout: timeout)
-        return TesterAdapter(index: index, runtime: runtime, info: info, binding: binding, seed: seed, wanted: wanted)
+        return TesterAdapter(index: index, runtime: runtime, info: info, binding: binding,
+                             nodeIDHandle: binding.nodeID.flatMap { registered.characteristic($0.uuid)?.valueHandle }, seed: seed, wanted: wanted)
+    }
+
+    /// What a DUT reading the node id characteristic through `identity` gets from now on: the
+    /// id of the tester it plays in this check (`peer`; blemesh, camp and peat testers have new
+    /// ids per check). The adapter's identities share one GATT database; the value is theirs
+    /// each (`LEHost.setValue(_:valueHandle:forLocalAddress:)`), so a DUT that learns its
+    /// neighbour from that characteristic (BLEMESH-R1, RELAY-G1) learns the right one on every link.
+    func name(_ identity: TesterIdentity, as peer: NodeAddress, dialect: DialectName) {
+        guard let nodeIDHandle else { return }
+        runtime.setValue(GATTNodeBridge.nodeIDValue(peer, dialect: dialect), valueHandle: nodeIDHandle, forLocalAddress: identity.address)
     }
 
     /// The identity that owns a connection, by the address the connection uses on our side.

@@ -27,16 +27,16 @@ public enum AppProfile {
             [.beaconType46, .noBeaconRelay, .noDedup, .relayToSender, .relayOwn, .noAck, .dropForeignAcks, .ignoreOwnAcks,
              .retryTTLDecrement, .noRetryExpiry, .noLinkLimit, .deliverAsDest]
         case .blemesh:
-            [.rawControl, .ackNoDestination, .ignoreHopPath, .noReack, .reassembleByMessageID, .trustChunkTotal, .overwriteChunks,
-             .refuseSigned, .noJitter, .holdUnrouted, .lateFailure]
+            [.rawControl, .ackNoDestination, .readAsUser, .ignoreHopPath, .noReack, .reassembleByMessageID, .trustChunkTotal, .overwriteChunks,
+             .flushRequestIDs, .refuseSigned, .noJitter, .holdUnrouted, .lateFailure]
         case .bitchat:
             [.noFragmentDedup, .trustFragmentType]
         case .simple:
             [.relayToSender, .noJitter]
         case .camp:
-            [.evictArbitrary, .relayToSender, .retryEmptyContent]
+            [.evictArbitrary, .relayToSender, .retryEmptyContent, .anyMessageID]
         case .peat:
-            [.laxEnvelopeLength]
+            [.laxSections, .laxCounters, .laxEnvelopeLength, .markerVersion]
         }
     }
 }

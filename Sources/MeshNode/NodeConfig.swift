@@ -100,6 +100,8 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case holdUnrouted = "hold-unrouted"
     case lateFailure = "late-failure"
     case refuseSigned = "refuse-signed"
+    case flushRequestIDs = "flush-request-ids"
+    case readAsUser = "read-as-user"
     // bitchat only: TTL cap (BITCHAT-R5), padding (BITCHAT-W7), fragments (BITCHAT-R8).
     case noTTLCap = "no-ttl-cap"
     case unpadFirst = "unpad-first"
@@ -117,6 +119,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case noRetry = "no-retry"
     case retryEmptyContent = "retry-empty-content"
     case fixedRetryInterval = "fixed-retry-interval"
+    case anyMessageID = "any-message-id"
     // peat only: hop budget (PEAT-R3), document period and merge (R2, R5), emergency acks (R6).
     case ownHopBudget = "own-hop-budget"
     case noDocumentPeriod = "no-document-period"
@@ -125,6 +128,9 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case olderEmergencyReplaces = "older-emergency-replaces"
     case noEmergencyAck = "no-emergency-ack"
     case laxEnvelopeLength = "lax-envelope-length"
+    case laxCounters = "lax-counters"
+    case laxSections = "lax-sections"
+    case markerVersion = "marker-version"
     // Every dialect: a positive control, not a deviation. It must PASS every check the
     // reference node passes (issue 13: a DUT's own traffic is never a relay or an ack).
     case chatty = "chatty"
@@ -151,7 +157,8 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
             [.relay]
         case .ignoreHopPath, .reassembleByMessageID, .inOrderChunksOnly, .overwriteChunks, .trustChunkTotal,
              .badChunkFlags, .rawControl, .noRREP, .noRREQForward, .noAnnounce, .noRERR,
-             .ackNoDestination, .noHopPathAppend, .fanOutSqrt, .directedAsBroadcast, .holdUnrouted, .lateFailure, .refuseSigned:
+             .ackNoDestination, .noHopPathAppend, .fanOutSqrt, .directedAsBroadcast, .holdUnrouted, .lateFailure, .refuseSigned,
+             .flushRequestIDs, .readAsUser:
             [.blemesh]
         // relay: relaying at once lies inside RELAY-R6's 0-100 ms window (the app does it), so
         // there no-jitter is the reference node's behaviour, not a deviation a check can fail.
@@ -163,8 +170,8 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
             [.bitchat]
         case .noCancel, .flatProbability, .noRelayFields, .noDenseCap:
             [.simple]
-        case .rewriteRelay, .confirmConfirmations, .noRetry, .retryEmptyContent, .fixedRetryInterval,
-             .laxEnvelopeLength, .ownHopBudget, .noDocumentPeriod, .noMergeResend, .emergencyOverwrite, .olderEmergencyReplaces, .noEmergencyAck, .chatty:
+        case .rewriteRelay, .confirmConfirmations, .noRetry, .retryEmptyContent, .fixedRetryInterval, .anyMessageID,
+             .laxEnvelopeLength, .laxCounters, .laxSections, .markerVersion, .ownHopBudget, .noDocumentPeriod, .noMergeResend, .emergencyOverwrite, .olderEmergencyReplaces, .noEmergencyAck, .chatty:
             []
         // Shared deviations, carried by every engine that has the rule they break: bitchat
         // has no acks (BITCHAT-R10), simple no acks and no destination (SIMPLE-R2, R9).
@@ -234,6 +241,8 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .directedAsBroadcast: "relays a directed envelope like a broadcast, ignoring neighbours and routes"
         case .lateFailure: "gives up an unacked message only at the next backoff step (40-45 s) after the third retry, not 10 s after it (blemesh app bug 14)"
         case .refuseSigned: "drops every envelope that carries a signature, as one whose signature fails to verify (blemesh app bug 10, 471fcaea)"
+        case .flushRequestIDs: "empties its memory of RREQ ids at once when it passes 1000 entries, so older requests are taken as new again (blemesh app bug 8)"
+        case .readAsUser: "reads every message addressed to it at once and sends the READ receipt in a user envelope (isControlMessage false), as the app's sendControlMessage builds it (blemesh app bug 3)"
         case .holdUnrouted: "holds a directed envelope with neither neighbour nor route for its destination, then loses it, instead of relaying it to every candidate (blemesh app bug 13)"
         case .noTTLCap: "relays a TTL above 7 as TTL - 1 instead of capping it at 7 first (BITCHAT-R5)"
         case .unpadFirst: "strips anything that looks like PKCS#7 padding before parsing (BITCHAT-W7 says raw first)"
@@ -249,6 +258,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .noRetry: "never resends an unconfirmed directed message (CAMP-R6)"
         case .retryEmptyContent: "resends with empty content, as the app's retry path does (CAMP-R6)"
         case .fixedRetryInterval: "resends every 30 s instead of backing off by 1.5 (CAMP-R6)"
+        case .anyMessageID: "takes any string as a message id, not only a UUID, and relays such a message (CAMP-W1, camp app row 6)"
         case .ownHopBudget: "judges an envelope's hop budget by its own default of 7 instead of the envelope's max_hops (PEAT-R3)"
         case .noDocumentPeriod: "writes its document only when it changes, never every 2 s (PEAT-R2)"
         case .noMergeResend: "does not send its document again after a merge changed it (PEAT-R5, R6.4)"
@@ -256,6 +266,9 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .olderEmergencyReplaces: "lets a different emergency replace the held one even when it is older (PEAT-R6.2)"
         case .noEmergencyAck: "never acknowledges the emergency it holds (PEAT-R6.3)"
         case .laxEnvelopeLength: "ignores bytes after a relay envelope's payload instead of refusing it (PEAT-W5, peat app row 5)"
+        case .laxCounters: "merges a document whose counter has a node 0 entry (skipped), entries out of order or a node twice (the later wins) instead of refusing it (PEAT-W2, peat app row 3)"
+        case .laxSections: "merges a document whose section runs past its end, as far as it could read it, instead of refusing it (PEAT-W2, peat app row 2)"
+        case .markerVersion: "lets its document version take every value, so a version whose low byte is a frame marker (0xAE to 0xB2) goes out (PEAT-R2, peat app row 9)"
         case .chatty: "positive control, every dialect: conforms, but sends its background traffic (announces, beacons, documents, own messages) on every link-up and every 500 ms; must pass every check"
         }
     }

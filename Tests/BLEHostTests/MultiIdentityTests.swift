@@ -144,6 +144,52 @@ import Testing
         #expect(!b.takeEvents().contains { if case .connectionIdentified = $0 { true } else { false } })
     }
 
+    /// One GATT database for every identity, but each identity names itself: a read of the node
+    /// id characteristic returns the value set for the connection's local address (peripheral
+    /// links by their advertising set's address, central links by their own address), any other
+    /// connection the database's. Subscriptions and writes stay per connection.
+    @Test func eachIdentityReadsItsOwnNodeIDFromTheSharedDatabase() throws {
+        let ad = AdvertisingData.forService(relayService)!.encoded()
+        var b = Bench(leFeatures: Self.extended)
+        let service = try b.host.registerService(GATTBinding.relay.serviceDefinition(nodeID: Array(repeating: 0, count: 16)))
+        let nodeID = try #require(service.characteristic(GATTBinding.relay.nodeID!.uuid)).valueHandle
+        let packet = try #require(service.characteristic(GATTBinding.relay.packet.uuid))
+        b.powerOn()
+        let named = [b.host.setValue(Array(repeating: 1, count: 16), valueHandle: nodeID, forLocalAddress: Self.a1),
+                     b.host.setValue(Array(repeating: 2, count: 16), valueHandle: nodeID, forLocalAddress: Self.a2),
+                     b.host.setValue([9], valueHandle: nodeID - 1, forLocalAddress: Self.a1)]   // a declaration, not a value
+        #expect(named == [true, true, false])
+        b.command(2, .startAdvertising(AdvertisingRequest(data: ad, set: 1, address: Self.a1)))
+        b.command(3, .startAdvertising(AdvertisingRequest(data: ad, set: 2, address: Self.a2)))
+        b.connection(0x41, role: .peripheral)
+        b.controller(.leMeta(.advertisingSetTerminated(status: 0, set: 2, handle: 0x41, completedEvents: 0)))
+        b.connection(0x42, role: .peripheral)   // set 1, the only one left
+        b.command(4, .connect(peerAddress, timeout: .seconds(5), ownAddress: Self.a1))
+        b.connection(0x43, role: .central)
+        b.command(5, .connect(peerAddress, timeout: .seconds(5)))   // the power-on address: no value of its own
+        b.connection(0x44, role: .central)
+        func read(on connection: UInt16) -> [ATTPDU] {
+            b.peerSends(.readRequest(handle: nodeID), handle: connection)
+            b.completeAllACL(handle: connection)
+            return b.takeATT()
+        }
+        #expect(read(on: 0x41) == [.readResponse(Array(repeating: 2, count: 16))])
+        #expect(read(on: 0x42) == [.readResponse(Array(repeating: 1, count: 16))])
+        #expect(read(on: 0x43) == [.readResponse(Array(repeating: 1, count: 16))])
+        #expect(read(on: 0x44) == [.readResponse(Array(repeating: 0, count: 16))])
+        // Renaming an identity changes what its connections read next.
+        b.host.setValue(Array(repeating: 3, count: 16), valueHandle: nodeID, forLocalAddress: Self.a2)
+        #expect(read(on: 0x41) == [.readResponse(Array(repeating: 3, count: 16))])
+        // A subscription and a write on one connection are that connection's only.
+        _ = b.takeEvents()
+        b.peerSends(.writeRequest(handle: try #require(packet.cccdHandle), value: [1, 0]), handle: 0x41)
+        b.peerSends(.writeCommand(handle: packet.valueHandle, value: [7]), handle: 0x42)
+        #expect(b.host.isSubscribed(0x41, valueHandle: packet.valueHandle) && !b.host.isSubscribed(0x42, valueHandle: packet.valueHandle))
+        let events = b.takeEvents()
+        #expect(events.contains(.subscriptionChanged(handle: 0x41, characteristic: packet.uuid, valueHandle: packet.valueHandle, notify: true, indicate: false)))
+        #expect(events.contains(.gattWrite(handle: 0x42, characteristic: packet.uuid, valueHandle: packet.valueHandle, value: [7], kind: .command)))
+    }
+
     @Test func withOneConnectableSetTheLinkIsKnownAtOnce() throws {
         let ad = AdvertisingData.forService(relayService)!.encoded()
         var b = Bench(leFeatures: Self.extended)

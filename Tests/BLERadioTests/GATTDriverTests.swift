@@ -230,10 +230,10 @@ import Testing
     // MARK: a DUT that connects to the tester
 
     /// A controller whose peer (the DUT, C0:01:02:03:04:05) connects to the tester as central
-    /// as soon as the tester advertises, subscribes to the tester's packet characteristic and
-    /// writes `announce` into it.
-    static func connectingDUT(cccd: UInt16, packet valueHandle: UInt16, announce: [UInt8], dropOnNotification reason: UInt8? = nil,
-                              answersATT: Bool = false) -> ScriptedTransport {
+    /// as soon as the tester advertises, subscribes to the tester's packet characteristic
+    /// (reads the characteristic at `reads` first, if given) and writes `announce` into it.
+    static func connectingDUT(cccd: UInt16, packet valueHandle: UInt16, announce: [UInt8], reads: UInt16? = nil,
+                              dropOnNotification reason: UInt8? = nil, answersATT: Bool = false) -> ScriptedTransport {
         let dut: [UInt8] = [0xC0, 1, 2, 3, 4, 5]
         let base = willing(reports: [report(dut, AdvertisingData.forService(GATTBinding.relay.service)!.encoded())])
         return ScriptedTransport { packet in
@@ -244,6 +244,7 @@ import Testing
                 complete += dut.reversed()
                 complete += [0x18, 0, 0, 0, 0xC8, 0, 0]                        // interval, latency, timeout, accuracy
                 out.append(try! H4Packet(decoding: [0x04, 0x3E, UInt8(complete.count)] + complete))
+                if let reads { out.append(acl(att: [0x0A, UInt8(reads & 0xFF), UInt8(reads >> 8)])) }   // Read Request
                 let subscribe: [UInt8] = [0x12, UInt8(cccd & 0xFF), UInt8(cccd >> 8), 0x01, 0x00]   // Write Request: CCCD notify
                 let write: [UInt8] = [0x52, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)] + announce    // Write Command: a packet
                 out.append(acl(att: subscribe))
@@ -272,21 +273,31 @@ import Testing
         return try! H4Packet(decoding: [0x02, 0x40, 0x20, UInt8(l2cap.count), 0] + l2cap)
     }
 
+    /// A driver whose DUT connects to the tester (`connectingDUT`), located and ready for a
+    /// session; the tester's packet characteristic as the DUT sees it.
+    static func connectedDriver(announce: [UInt8] = [1], readsNodeID: Bool = false, dropOnNotification reason: UInt8? = nil, answersATT: Bool = false,
+                                _ adjust: (inout GATTDriver.Options) -> Void = { _ in }) throws
+        -> (driver: GATTDriver, transport: ScriptedTransport, packet: RegisteredCharacteristic) {
+        var host = LEHost()
+        let registered = try host.registerService(GATTBinding.relay.serviceDefinition(nodeID: Array(repeating: 0, count: 16)))
+        let packet = try #require(registered.characteristic(GATTBinding.relay.packet.uuid))
+        let nodeID = try #require(registered.characteristic(GATTBinding.relay.nodeID!.uuid))
+        let transport = Self.connectingDUT(cccd: try #require(packet.cccdHandle), packet: packet.valueHandle, announce: announce,
+                                           reads: readsNodeID ? nodeID.valueHandle : nil, dropOnNotification: reason, answersATT: answersATT)
+        var options = GATTDriver.Options()
+        options.linkSetup = [.dutConnects]
+        adjust(&options)
+        let driver = try GATTDriver.open(transports: [transport], dialect: .relay, options: options)
+        #expect(try driver.locate(BluetoothAddress(string: "C0:01:02:03:04:05"), within: .seconds(1)))
+        return (driver, transport, packet)
+    }
+
     /// linkUp(1) by the DUT's own connection: it becomes link 1 when the DUT has subscribed and
     /// written, its write is what it sent on L1, and the tester's bytes on L1 go out as a
     /// notification of the tester's packet characteristic on that connection.
     @Test func aDUTThatConnectsToTheTesterIsTheLink() throws {
-        var host = LEHost()
-        let registered = try host.registerService(GATTBinding.relay.serviceDefinition(nodeID: Array(repeating: 0, count: 16)))
-        let characteristic = try #require(registered.characteristic(GATTBinding.relay.packet.uuid))
-        let cccd = try #require(characteristic.cccdHandle)
         let announce: [UInt8] = [0xA1, 0xA2, 0xA3]
-        let transport = Self.connectingDUT(cccd: cccd, packet: characteristic.valueHandle, announce: announce)
-        var options = GATTDriver.Options()
-        options.linkSetup = [.dutConnects]
-        options.dutConnectTimeout = .seconds(2)
-        let driver = try GATTDriver.open(transports: [transport], dialect: .relay, options: options)
-        #expect(try driver.locate(BluetoothAddress(string: "C0:01:02:03:04:05"), within: .seconds(1)))
+        let (driver, transport, characteristic) = try Self.connectedDriver(announce: announce) { $0.dutConnectTimeout = .seconds(2) }
         let session = try driver.start(DUTSetup(dialect: .relay, address: NodeAddress(bytes: [1]), settings: [:], seed: 1))
         try session.apply(.linkUp(LinkID(1), peer: NodeAddress(bytes: [2])))
         let sent = try session.wait(until: session.now + .milliseconds(50)).compactMap { output -> [UInt8]? in
@@ -297,10 +308,7 @@ import Testing
         let unit: [UInt8] = Array(0..<12)
         try session.apply(.received(unit, on: LinkID(1)))
         let notification: [UInt8] = [0x1B, UInt8(characteristic.valueHandle & 0xFF), UInt8(characteristic.valueHandle >> 8)] + unit
-        let acl = transport.sent.compactMap { packet -> [UInt8]? in
-            let bytes = packet.encoded()
-            return bytes.first == 0x02 && bytes.count > 9 ? Array(bytes[9...]) : nil
-        }
+        let acl = Self.attSent(transport)
         #expect(acl.contains(notification), "\(acl)")
         // Advertising ended with the connection and was not restarted: only a link set-up waits for the DUT.
         #expect(driver.adapters[0].runtime.host.advertising == false)
@@ -309,20 +317,33 @@ import Testing
         #expect(session.close() == nil)
     }
 
+    /// ATT PDUs the tester sent (unfragmented ones: short values).
+    static func attSent(_ transport: ScriptedTransport) -> [[UInt8]] {
+        transport.sent.compactMap { packet -> [UInt8]? in
+            let bytes = packet.encoded()
+            return bytes.first == 0x02 && bytes.count > 9 ? Array(bytes[9...]) : nil
+        }
+    }
+
+    /// A DUT that reads the tester's node id characteristic on its link (RELAY-G1 MAY, BLEMESH-R1)
+    /// learns the tester that link plays in this check, not the one the adapter was opened
+    /// with: the identities of an adapter share one GATT database, and each names itself.
+    @Test func theDUTReadsTheIDOfTheTesterOnItsLink() throws {
+        let (driver, transport, _) = try Self.connectedDriver(readsNodeID: true)
+        let peer = NodeAddress(bytes: Array(repeating: 0x7E, count: 16))
+        let session = try driver.start(DUTSetup(dialect: .relay, address: NodeAddress(bytes: [1]), settings: [:], seed: 1))
+        try session.apply(.linkUp(LinkID(1), peer: peer))
+        let reads = Self.attSent(transport).filter { $0.first == 0x0B }   // Read Response
+        #expect(reads == [[0x0B] + GATTNodeBridge.nodeIDValue(peer, dialect: .relay)], "\(reads)")
+        _ = session.close()
+    }
+
     /// A link the air loses (supervision timeout) makes the check undecidable: the session
     /// throws `LinkFailure` from the wait that saw it. The DUT ending the link itself (0x13) is
     /// its own doing: the check sees the drop and judges.
     @Test(arguments: [(UInt8(0x08), true), (UInt8(0x13), false)])
     func aLinkLostOnTheAirIsInconclusive(reason: UInt8, undecidable: Bool) throws {
-        var host = LEHost()
-        let registered = try host.registerService(GATTBinding.relay.serviceDefinition(nodeID: Array(repeating: 0, count: 16)))
-        let characteristic = try #require(registered.characteristic(GATTBinding.relay.packet.uuid))
-        let transport = Self.connectingDUT(cccd: try #require(characteristic.cccdHandle), packet: characteristic.valueHandle,
-                                           announce: [1], dropOnNotification: reason)
-        var options = GATTDriver.Options()
-        options.linkSetup = [.dutConnects]
-        let driver = try GATTDriver.open(transports: [transport], dialect: .relay, options: options)
-        #expect(try driver.locate(BluetoothAddress(string: "C0:01:02:03:04:05"), within: .seconds(1)))
+        let (driver, _, _) = try Self.connectedDriver(dropOnNotification: reason)
         let session = try driver.start(DUTSetup(dialect: .relay, address: NodeAddress(bytes: [1]), settings: [:], seed: 1))
         try session.apply(.linkUp(LinkID(1), peer: NodeAddress(bytes: [2])))
         try session.apply(.received([7, 7, 7], on: LinkID(1)))
@@ -340,16 +361,7 @@ import Testing
     /// such checks in a row make the rest of the run INCONC, as links that cannot be brought up do.
     @Test(arguments: [true, false])
     func theLivenessProbeAsksForOneATTRoundTrip(answers: Bool) throws {
-        var host = LEHost()
-        let registered = try host.registerService(GATTBinding.relay.serviceDefinition(nodeID: Array(repeating: 0, count: 16)))
-        let characteristic = try #require(registered.characteristic(GATTBinding.relay.packet.uuid))
-        let transport = Self.connectingDUT(cccd: try #require(characteristic.cccdHandle), packet: characteristic.valueHandle,
-                                           announce: [1], answersATT: answers)
-        var options = GATTDriver.Options()
-        options.linkSetup = [.dutConnects]
-        options.operationTimeout = .milliseconds(300)
-        let driver = try GATTDriver.open(transports: [transport], dialect: .relay, options: options)
-        #expect(try driver.locate(BluetoothAddress(string: "C0:01:02:03:04:05"), within: .seconds(1)))
+        let (driver, _, _) = try Self.connectedDriver(answersATT: answers) { $0.operationTimeout = .milliseconds(300) }
         for _ in 0..<2 {
             let session = try driver.start(DUTSetup(dialect: .relay, address: NodeAddress(bytes: [1]), settings: [:], seed: 1))
             try session.apply(.linkUp(LinkID(1), peer: NodeAddress(bytes: [2])))

@@ -2,9 +2,9 @@ import Conformance
 import MeshNode
 import Testing
 
-/// A FAIL says what the DUT did: one that stopped answering during the check (over the air:
-/// died, or went out of reach) gets INCONC with the reason, except in the checks whose subject
-/// is surviving bad input (ROB), where that is the FAIL.
+/// A verdict says what the DUT did: one that stopped answering during the check (over the air:
+/// died, or went out of reach) gets INCONC with the reason instead of a PASS or FAIL, except
+/// for a FAIL of the checks whose subject is surviving bad input (ROB): there that is the FAIL.
 @Suite struct UnreachableVerdictTests {
     static func run(_ id: String, _ fault: Fault, unreachable: String?) -> CheckResult {
         let check = Catalog.all.first { $0.id == id }!
@@ -32,11 +32,74 @@ import Testing
         #expect(result.verdict == .fail, "\(result.reason ?? "")")
     }
 
-    /// The probe is asked only before a FAIL: a PASS does not wait for it.
-    @Test func aPassIsNotProbed() {
-        let driver = ProbedDriver(faults: [], unreachable: "gone")
-        let result = Runner(capabilities: .referenceNode(.relay), driver: driver).run(Catalog.all.first { $0.id == "DDP/BV-01" }!)
-        #expect(result.verdict == .pass && driver.probes == 0)
+    /// A DUT that dies in the middle of a check sends nothing more, which is just what a check
+    /// that expects silence looks for: RTE/BI-01 sees the first RREQ forwarded (about 1.1 s into
+    /// the check), then judges that the repeated one (2.0 s) is not. A DUT that dies in between
+    /// PASSes it unless the PASS is confirmed by the DUT still answering at the check's end.
+    @Test func aPassOfADUTThatDiedMidCheckIsInconclusive() {
+        let check = Catalog.all.first { $0.id == "RTE/BI-01" }!
+        let caps = Capabilities.referenceNode(.blemesh)
+        // A session that cannot see the death: the silence passes (what the probe is for).
+        let blind = Runner(capabilities: caps, driver: DyingDriver(diesAt: .milliseconds(1500), seesDeath: false)).run(check)
+        #expect(blind.verdict == .pass, "\(blind.reason ?? "")")
+        let result = Runner(capabilities: caps, driver: DyingDriver(diesAt: .milliseconds(1500), seesDeath: true)).run(check)
+        #expect(result.verdict == .inconclusive)
+        #expect(result.reason == "the DUT became unreachable during the check: it did not answer an ATT request on L1")
+        #expect(result.evidence.contains { $0.summary.contains("it would have PASSed") })
+        // The same DUT dying after the check is over still PASSes it.
+        let alive = Runner(capabilities: caps, driver: DyingDriver(diesAt: .seconds(3600), seesDeath: true)).run(check)
+        #expect(alive.verdict == .pass, "\(alive.reason ?? "")")
+    }
+
+    /// Every PASS costs one probe (over the air one ATT round trip), a ROB check's PASS too:
+    /// its survival was shown before the check's end, not at it.
+    @Test func everyPassIsProbedOnce() {
+        for (id, dialect) in [("DDP/BV-01", DialectName.relay), ("ROB/BI-01", .relay)] {
+            let driver = ProbedDriver(faults: [], unreachable: nil)
+            let result = Runner(capabilities: .referenceNode(dialect), driver: driver).run(Catalog.all.first { $0.id == id }!)
+            #expect(result.verdict == .pass && driver.probes == 1, "\(id): \(result.verdict) after \(driver.probes) probes")
+            let gone = Runner(capabilities: .referenceNode(dialect), driver: ProbedDriver(faults: [], unreachable: "gone"))
+                .run(Catalog.all.first { $0.id == id }!)
+            #expect(gone.verdict == .inconclusive, "\(id): \(gone.verdict)")
+        }
+    }
+}
+
+/// The reference node, whose session dies `diesAt` into the check: it takes no more input and
+/// sends nothing more; with `seesDeath` its liveness probe then says so, as the GATT session's
+/// does over the air.
+final class DyingDriver: DUTDriver, @unchecked Sendable {
+    let inner = VirtualDriver()
+    let diesAt: Duration
+    let seesDeath: Bool
+
+    init(diesAt: Duration, seesDeath: Bool) {
+        self.diesAt = diesAt
+        self.seesDeath = seesDeath
+    }
+
+    var name: String { inner.name }
+
+    func start(_ setup: DUTSetup) throws -> any DUTSession { Session(inner: try inner.start(setup), driver: self) }
+
+    final class Session: DUTSession {
+        let inner: any DUTSession
+        let driver: DyingDriver
+        let death: Instant
+        init(inner: any DUTSession, driver: DyingDriver) {
+            self.inner = inner
+            self.driver = driver
+            death = inner.now + driver.diesAt
+        }
+        var now: Instant { inner.now }
+        func apply(_ event: NodeEvent) throws {
+            if now < death { try inner.apply(event) }
+        }
+        func wait(until deadline: Instant) throws -> [DUTOutput] {
+            try inner.wait(until: deadline).filter { $0.at < death }   // time goes on either way
+        }
+        func close() -> String? { inner.close() }
+        func unreachableReason() -> String? { driver.seesDeath && now >= death ? "it did not answer an ATT request on L1" : nil }
     }
 }
 

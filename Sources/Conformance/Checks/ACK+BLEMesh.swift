@@ -5,7 +5,7 @@ import MeshWire
 /// ACK checks for rules only blemesh has: acks are control envelopes addressed to the origin
 /// and relayed like any directed envelope (BLEMESH-R6.2, R11, R12).
 extension ACK {
-    static let blemeshChecks = [bv06, bv07, bv08, bv10]
+    static let blemeshChecks = [bv06, bv07, bv08, bv10, bv11]
 
     static let bv06 = Check("ACK/BV-06", "acks in a control envelope addressed to the origin, ttl = received hop path count + 1",
                             dialects: [.blemesh], needs: [.acks, .links(2)], rules: ["BLEMESH-R11", "BLEMESH-R12", "BLEMESH-R2"]) { t in
@@ -27,6 +27,35 @@ extension ACK {
                          "the ack envelope is not addressed as BLEMESH-R11 says",
                          expected: "control envelope from DUT, hopPath [DUT], to S1, ttl 4, receiverID DUT",
                          seen: BLEMeshProbe.summary(e, name: probe.name) + ", receiverID \(probe.name(a.ack.receiverID))")
+        }
+    }
+
+    static let bv11 = Check("ACK/BV-11", "sends its control messages (ACK, READ receipts) in control envelopes, never in a user envelope",
+                            dialects: [.blemesh], needs: [.acks, .links(2)], rules: ["BLEMESH-R12"]) { t in
+        let probe = try t.probe(BLEMeshProbe.self)
+        // 1. Two testers link to the DUT.
+        try t.connect(2)
+        let dut = try t.dutAddress().uuid
+        // 2. T1 sends a message from S1 addressed to the DUT: the DUT acks it, and its app
+        //    may show it and send a READ receipt.
+        let sent = try t.message(MessageSpec(from: .stranger(1), to: .dut))
+        try t.send(sent, from: 1)
+        let seen = try t.observe(for: t.parameters.quietPeriod)
+        // 3. No user envelope from the DUT carries a control message (a tester's user envelope
+        //    never does, so none is a relay).
+        let misplaced = seen.compactMap { o -> (MessageEnvelope, ControlMessage, LinkID)? in
+            guard case .blemesh(let e)? = o.message?.value, e.originID == dut, !e.isControlMessage, let link = o.link,
+                  let control = try? ControlMessage(decoding: e.payload[...]) else { return nil }
+            return (e, control, link)
+        }
+        if let (e, control, link) = misplaced.first {
+            throw CheckFailed(reason: "sent a \(control.kind.rawValue) control message in a user envelope (isControlMessage false)",
+                              expected: "every control message in an envelope with isControlMessage true",
+                              seen: BLEMeshProbe.summary(e, name: probe.name) + " on \(link), payload a \(control.kind.rawValue)")
+        }
+        // 4. Its ACK is a control envelope (else there was nothing to judge).
+        guard !t.ackEnvelopes(of: sent, in: seen).isEmpty else {
+            throw t.inconclusive("the DUT sent no ACK of the message, so no control message to judge (ACK/BV-01 judges acking)")
         }
     }
 

@@ -6,7 +6,7 @@ import MeshWire
 /// that reach the DUT through a tester come in a new envelope from that tester, as a node
 /// forwarding them would send it (R14, R15.5, R16).
 enum RTE {
-    static let checks = [bv01, bv02, bi01, bv03, bv04, bv05, bv06, bv07, bv08]
+    static let checks = [bv01, bv02, bi01, bi02, bv03, bv04, bv05, bv06, bv07, bv08]
 
     /// The control messages of one kind the DUT sent in `seen`.
     static func heard(_ t: CheckContext, _ kind: ControlMessage.Kind, in seen: [Observation]) -> [HeardControl] {
@@ -100,6 +100,92 @@ enum RTE {
         let repeated = heard(t, .routeRequest, in: second)
         try t.expect(repeated.isEmpty, "forwarded a request it had already seen",
                      expected: "no RREQ", seen: t.summary(second))
+    }
+
+    static let bi02 = Check("RTE/BI-02", "remembers at least its last 1024 RREQ ids: a request among them that comes again is neither forwarded nor routed on",
+                            dialects: [.blemesh], needs: [.routing, .relay, .links(3)], rules: ["BLEMESH-R15", "BLEMESH-R18"]) { t in
+        let probe = try t.probe(BLEMeshProbe.self)
+        // BLEMESH-R15.1 keeps at least `memory` request ids, oldest evicted: every one of the
+        // last `memory` distinct requests is still seen. The margin leaves room for requests of
+        // others the DUT takes in meanwhile (over the air, other nodes' discoveries).
+        let memory = 1024, margin = 64, stride = 32, batch = 128, trial = 16
+        let budget = Duration.milliseconds(Int64(t.capabilities.checkBudgetSeconds * 1000))
+        var others: Set<UUID> = []
+        /// T-`tester` forwards each request with `path`; returns those of them the DUT forwarded.
+        func sendBatch(_ batch: [RouteRequest], path: [Party], from tester: Int) throws -> Set<UUID> {
+            for r in batch {
+                var request = r
+                request.hopPath = path.map(probe.id)
+                request.hopCount = path.count - 1
+                try t.send(probe.control(.routeRequest(request), from: .tester(tester), ttl: 2), from: tester)
+            }
+            let sent = Set(batch.map(\.requestID))
+            var forwarded: Set<UUID> = []
+            for c in heard(t, .routeRequest, in: try t.observe(for: t.parameters.answerPeriod)) {
+                guard case .routeRequest(let r) = c.control else { continue }
+                if sent.contains(r.requestID) { forwarded.insert(r.requestID) } else { others.insert(r.requestID) }
+            }
+            return forwarded
+        }
+        /// T3 sends a new message from S4 to S1; the links the DUT relays it on.
+        func routeToS1() throws -> [LinkID] {
+            let m = try t.message(MessageSpec(from: .stranger(4), to: .stranger(1)))
+            try t.send(m, from: 3)
+            return t.copies(of: m, in: try t.observe(for: t.parameters.quietPeriod)).map(\.link).sorted()
+        }
+        // 1. Three testers link to the DUT.
+        try t.connect(3)
+        _ = try t.observe(for: t.parameters.answerPeriod)
+        // 2. T1 forwards `memory` RREQs of S1 for S2, each with a new requestID, hopPath
+        //    [S1, T3, T2, T1]: hopCount 3 = ttl, so the DUT forwards none (which keeps the check
+        //    cheap); it records each (R15.1) and routes to S1 via T1 at 4 hops (R15.2).
+        //    The first `trial` of them time the writes: when all of them would take the check
+        //    past its budget (over the air, some 6000 writes), it is NA at once.
+        var requests: [RouteRequest] = []
+        while requests.count < memory {
+            let size = requests.isEmpty ? trial : min(batch, memory - requests.count)
+            let next = (0..<size).map { _ in probe.routeRequest(from: .stranger(1), for: .stranger(2)) }
+            let started = t.elapsed
+            requests += next
+            _ = try sendBatch(next, path: [.stranger(1), .tester(3), .tester(2), .tester(1)], from: 1)
+            if requests.count == trial {
+                let writing = (t.elapsed - started - t.parameters.answerPeriod) * (memory / trial)
+                let needed = writing + t.parameters.answerPeriod * (memory / batch + 4)
+                guard t.elapsed + needed <= budget else {
+                    throw CheckNotApplicable("writing \(memory) route requests takes about \(needed) at the rate the first \(trial) went, past its budget of \(t.capabilities.checkBudgetSeconds) s (raise checkBudgetSeconds)")
+                }
+            }
+        }
+        // 3. T3 sends a message from S4 to S1: the DUT relays it on L1 alone, its route.
+        let before = try routeToS1()
+        // 4. T2 forwards every `stride`-th of the newest memory - margin again, oldest first, as
+        //    come a shorter way (hopPath [S1, T2]) in a new envelope, so only the requestID
+        //    repeats; and a new request of S5, which the DUT must forward (on L1 and L3).
+        let sample = requests[margin...].enumerated().filter { $0.offset % stride == 0 }.map(\.element)
+        let again = try sendBatch(sample, path: [.stranger(1), .tester(2)], from: 2)
+        let fresh = probe.routeRequest(from: .stranger(5), for: .stranger(2))
+        let forwarding = try !sendBatch([fresh], path: [.stranger(5), .tester(2)], from: 2).isEmpty
+        guard others.count <= margin else {
+            throw t.inconclusive("the DUT took in \(others.count) route requests not the tester's during the check, more than the margin of \(margin): cannot tell a short memory from crowding")
+        }
+        // 5. The DUT forwards none of the replayed requests, and still relays S1's messages on
+        //    L1: a request it took as new would have set the shorter route via T2 (R18).
+        let expected = "each of the \(sample.count) replayed requests is among the newest \(memory - margin) of \(memory) sent: none forwarded, the route to S1 still via T1"
+        let why = "its memory of request ids holds fewer than \(memory) (or is emptied when full) instead of evicting the oldest"
+        if forwarding {
+            let oldest = requests.firstIndex { again.contains($0.requestID) }.map { "the oldest request \($0 + 1) of \(memory)" } ?? ""
+            try t.expect(again.isEmpty, "forwarded again an RREQ among the last \(memory) it had seen: \(why)",
+                         expected: expected, seen: "\(again.count) forwarded again, \(oldest)")
+        }
+        guard before == [LinkID(1)] else {
+            guard forwarding else {
+                throw t.inconclusive("the DUT neither forwarded a new RREQ nor routed S1's message via T1 after S1's requests came through T1 (RTE/BV-02 and RTE/BV-07 judge those): nothing shows what it remembers")
+            }
+            return
+        }
+        let after = try routeToS1()
+        try t.expect(after == [LinkID(1)], "took an RREQ among the last \(memory) it had seen as new: its route to S1 moved to the replay's shorter path via T2; \(why)",
+                     expected: expected, seen: "S4's message to S1 relayed on \(after.map(\.description).joined(separator: ", ")) (before the replays: L1)")
     }
 
     static let bv03 = Check("RTE/BV-03", "announces itself on every link when a link comes up: hopCount 0, envelope ttl 2",

@@ -27,7 +27,8 @@ public struct Check: Sendable {
 
     /// Whether the check's subject is surviving bad input (the ROB group): a DUT that stops
     /// answering after the malformed input is its FAIL. In every other check a DUT that became
-    /// unreachable makes a would-be FAIL INCONC (`DUTSession.unreachableReason`).
+    /// unreachable makes a would-be FAIL INCONC, and in every check a would-be PASS
+    /// (`DUTSession.unreachableReason`).
     public var judgesSurvival: Bool { group == "ROB" }
 }
 

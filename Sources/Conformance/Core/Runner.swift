@@ -199,10 +199,14 @@ public struct Runner {
             result.verdict = .error
             result.reason = "tester error: \(error)"
         }
-        if result.verdict == .fail, !check.judgesSurvival, let why = session.unreachableReason() {
-            // A FAIL states what the DUT did; a DUT that no longer answers did nothing more.
-            context.note("not a verdict on the DUT, which stopped answering: it would have FAILed: \(result.reason ?? "")"
-                         + (result.expected.map { "; expected \($0)" } ?? "") + (result.seen.map { "; seen \($0)" } ?? ""))
+        // A verdict states what the DUT did; a DUT that stopped answering mid-check did nothing
+        // more, which fails the checks that expect an answer and passes those that expect
+        // silence. So a PASS or FAIL stands only if the DUT still answers at the check's end
+        // (docs/radio.md, "Verdicts"); a ROB check's FAIL stands regardless (`judgesSurvival`).
+        if result.verdict == .pass || (result.verdict == .fail && !check.judgesSurvival), let why = session.unreachableReason() {
+            let wouldHave = result.verdict == .pass ? "PASSed" : "FAILed: \(result.reason ?? "")"
+                + (result.expected.map { "; expected \($0)" } ?? "") + (result.seen.map { "; seen \($0)" } ?? "")
+            context.note("not a verdict on the DUT, which stopped answering: it would have \(wouldHave)")
             result.verdict = .inconclusive
             result.reason = "the DUT became unreachable during the check: \(why)"
             result.expected = nil

@@ -84,10 +84,11 @@ public protocol DUTSession: AnyObject {
     /// Whether `linkUp(link, peer:)` tells the DUT who is on the link (default: true). Over the
     /// air it cannot: the tester introduces itself there (`DialectProbe.introduction`).
     var tellsPeers: Bool { get }
-    /// Asked when a check is about to FAIL: nil when the DUT still answers (or the session
-    /// cannot tell), else why it does not. Over the air a DUT can die or drift out of reach in
-    /// the middle of a check, and what it then did not send says nothing about its behaviour
-    /// (docs/checks.md, "Verdicts"). A process or in-memory DUT shows its death directly
+    /// Asked when a check is about to PASS or FAIL: nil when the DUT still answers (or the
+    /// session cannot tell), else why it does not. Over the air a DUT can die or drift out of
+    /// reach in the middle of a check, and what it then did not send says nothing about its
+    /// behaviour: neither a missing answer (FAIL) nor a silence a check expects (PASS)
+    /// (docs/radio.md, "Verdicts"). A process or in-memory DUT shows its death directly
     /// (`DUTFailure`): default nil.
     func unreachableReason() -> String?
 }

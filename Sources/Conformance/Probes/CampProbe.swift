@@ -100,7 +100,12 @@ public final class CampProbe: DialectProbe {
 
     public func hear(_ bytes: [UInt8], on link: LinkID) -> HeardPacket? {
         let m: CampMessage
-        do { m = try CampMessage(decoding: bytes[...]) } catch { return .malformed(error) }
+        do { m = try CampMessage(decoding: bytes[...]) } catch {
+            // A message whose only fault is an id that is not a UUID (CAMP-W1) is still a
+            // message: a DUT that relays one must be seen relaying it (camp.md section 6, row 6).
+            guard error.code == .badUUID, let lax = try? CampMessage(decoding: bytes[...], anyID: true) else { return .malformed(error) }
+            m = lax
+        }
         if m.kind == .deliveryConfirmation {
             return .ack(ackID: m.content, destination: NodeAddress(campUserID: m.recipientID), value: .camp(m))
         }

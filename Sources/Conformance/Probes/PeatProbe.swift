@@ -117,6 +117,9 @@ public final class PeatProbe: DialectProbe {
     }
 
     public func hear(_ bytes: [UInt8], on link: LinkID) -> HeardPacket? {
+        if let version = Self.markerVersion(bytes, of: node(.dut)) {
+            return .malformed(WireError(.misplacedMarker, "\(Self.markerVersionNote) \(version): its first byte 0x\(String(UInt8(truncatingIfNeeded: version), radix: 16)) is a frame marker, so receivers read it as a frame (PEAT-R2 skips such versions)"))
+        }
         let value: PeatValue
         do { value = try PeatValue(decoding: bytes) } catch { return .malformed(error) }
         switch value {
@@ -128,6 +131,19 @@ public final class PeatProbe: DialectProbe {
         // nothing the checks judge.
         case .encrypted, .keyExchange, .peerE2EE, .deltaDocument: return nil
         }
+    }
+
+    /// How `hear` names the DUT's document whose version begins with a frame marker.
+    public static let markerVersionNote = "the DUT's document of version"
+
+    /// The version of `bytes` when they are a document of `node` whose version's low byte, its
+    /// first byte, is a frame marker (PEAT-W1): read as a document once that byte is set aside.
+    static func markerVersion(_ bytes: [UInt8], of node: UInt32) -> UInt32? {
+        guard let first = bytes.first, PeatWire.frameMarkers.contains(first) else { return nil }
+        var patched = bytes
+        patched[0] = 0
+        guard let d = try? PeatDocument(decoding: patched[...]), d.nodeID == node else { return nil }
+        return d.version | UInt32(first)
     }
 
     public func describe(_ bytes: [UInt8]) -> String {

@@ -27,10 +27,12 @@ public enum CatalogDocument {
             Verdicts: **PASS**; **FAIL** (with what was expected, what was seen, and every packet exchanged
             with its time); **INCONC** (could not decide, with the reason, e.g. a wait past the check's
             budget); **NA** (the DUT's dialect or declared capabilities exclude the check); **ERROR** (the
-            tester itself failed). The run exits 1 on any FAIL or ERROR. A FAIL of a DUT on the air is
-            confirmed by the DUT still answering at the end of the check (one ATT round trip); a DUT that
-            no longer answers gets INCONC "the DUT became unreachable during the check: ..." instead,
-            except in the ROB checks, whose subject is surviving bad input (docs/radio.md, "Verdicts").
+            tester itself failed). The run exits 1 on any FAIL or ERROR. A PASS or FAIL of a DUT on the
+            air is confirmed by the DUT still answering at the end of the check (one ATT round trip, after
+            every check: a dead DUT is silent, which would pass every check that expects silence); a DUT
+            that no longer answers gets INCONC "the DUT became unreachable during the check: ..."
+            instead, except for a FAIL of the ROB checks, whose subject is surviving bad input
+            (docs/radio.md, "Verdicts").
 
             The *mutants* column lists the named mutants of the reference node (`--mutant NAME`) that this
             check FAILs, per dialect; every check PASSes against the reference node. `swift test` checks both.
@@ -173,9 +175,22 @@ public enum CatalogDocument {
         ## A phone as the DUT
 
         `meshconform --adapter hci0 --target AA:BB:CC:DD:EE:FF` runs this catalog against a phone
-        over the air; docs/radio.md ("A phone as the DUT, step by step") says what to install, how to
-        free the adapter from bluetoothd, how to set up the phone (app open, in the foreground, screen
-        on) and how to find its address. On the air:
+        over the air. Step by step (each step in full in docs/radio.md, "A phone as the DUT, step by
+        step"):
+        1. build `meshconform` (`swift build -c release --product meshconform`) on a Linux machine
+           with Bluetooth, and let it use the HCI user channel (root, or `setcap cap_net_admin+eip`);
+        2. free the USB adapter from the kernel's stack: `sudo systemctl stop bluetooth`,
+           `sudo btmgmt -i hci0 power off`; `meshconform adapters` shows it `down, free`;
+        3. on the phone: the app open, in the foreground, screen on, Bluetooth permissions granted,
+           other phones with the app away;
+        4. `meshconform --adapter hci0` lists the devices in range with their dialect: take the
+           phone's (private, changing) address from a fresh listing;
+        5. optionally a capabilities file (above) with what the air does not carry;
+        6. `meshconform --adapter hci0 --target ADDR --capabilities phone.json --json report.json
+           --btsnoop captures/`, with `--prompt` to play the app's user for the checks that need it;
+        7. read the verdicts as below; the captures open in Wireshark.
+
+        On the air:
         - the phone keeps its state for the whole run, so every check uses identifiers unique to the
           run, and it may connect to the tester's identities by itself (those links are tester links);
         - **NA** means the bench cannot make the check (more links than the adapters' identities give,
@@ -183,7 +198,7 @@ public enum CatalogDocument {
           told), with the reason;
         - **INCONC** means the air did not let the check decide (a connect, MTU exchange, discovery or
           subscription failed after its retries, a wait past `checkBudgetSeconds`, the phone out of
-          reach), never a verdict on the phone;
+          reach or its app gone by the check's end), never a verdict on the phone;
         - a capabilities file gives what the air does not carry: `timingSlackMs` (150 by default on
           the air, for the phone's connection interval), `checkBudgetSeconds` (330 to decide the
           retention checks), `address` (its mesh id, when it neither serves nor sends it).

@@ -210,7 +210,7 @@ struct BLEMeshEngine: DialectEngine {
         let request = RouteRequest(
             requestID: rng.uuid(), originID: nodeID, destinationID: destination, originName: name,
             hopCount: 0, hopPath: [nodeID], timestamp: innerTime(now), ttl: Self.maxTTL)
-        seenRequests.insert(request.requestID, at: now)
+        _ = rememberRequest(request.requestID, at: now)
         let timer = timers.make()
         discoveries[destination] = timer
         purposes[timer] = .discovery(destination)
@@ -337,7 +337,7 @@ struct BLEMeshEngine: DialectEngine {
         case nodeID:
             // BLEMESH-R6.5: deliver, ack, do not relay (mutant relay-for-me: relays it too).
             let relayed = config.faults.contains(.relayForMe) ? relay(envelope, from: link, key: key, at: now) : []
-            return [.deliver(appMessage(envelope))] + ack(envelope, on: link, at: now) + relayed
+            return [.deliver(appMessage(envelope))] + ack(envelope, on: link, at: now) + relayed + readReceiptAsUser(envelope, at: now)
         default:
             // BLEMESH-R6.6: relay as directed, do not deliver.
             return relay(envelope, from: link, key: key, at: now)
@@ -362,6 +362,17 @@ struct BLEMeshEngine: DialectEngine {
         // inner mutation, and every cache (4096 entries) was then copied on write, once per ack.
         let envelope = newControl(.deliveryAck(ack), to: destination, ttl: ttl, at: now)
         return send(envelope, on: [link], at: now)
+    }
+
+    /// Mutant read-as-user (app bug 3): the app's user reads the message and its generic
+    /// `sendControlMessage` sends the READ receipt in a user envelope (isControlMessage false)
+    /// addressed to the origin. BLEMESH-R12 wants a control envelope; the reference node keeps
+    /// no read state and sends no READ at all.
+    private mutating func readReceiptAsUser(_ envelope: MessageEnvelope, at now: Instant) -> [NodeAction] {
+        guard config.faults.contains(.readAsUser) else { return [] }
+        let receipt = ReadReceipt(messageID: envelope.id, readerID: nodeID, originalSenderID: envelope.originID, timestamp: innerTime(now))
+        let read = nextEnvelope(to: envelope.originID, ttl: Self.maxTTL, control: false, payload: ControlMessage.readReceipt(receipt).encoded(), at: now)
+        return send(read, on: directedLinks(for: envelope.originID, candidates: allLinks(), at: now), at: now)
     }
 
     /// BLEMESH-R19: a refused input changes no state; the crash-on-refused mutant stops instead.
@@ -487,7 +498,7 @@ struct BLEMeshEngine: DialectEngine {
     /// BLEMESH-R15.
     private mutating func routeRequest(_ request: RouteRequest, neighbour: UUID?, on link: LinkID, at now: Instant) -> [NodeAction] {
         // 1. seen before: drop (mutant no-dedup: keeps no request ids either).
-        guard seenRequests.insert(request.requestID, at: now) || config.faults.contains(.noDedup) else { return [] }
+        guard rememberRequest(request.requestID, at: now) || config.faults.contains(.noDedup) else { return [] }
         // 2. route to the origin via the ingress neighbour, and the reverse route.
         if let neighbour { routes.offer(request.originID, via: neighbour, hopCount: request.hopCount + 1, hopPath: request.hopPath.reversed(), at: now) }
         reverse.update(request.originID, value: link, at: now)
@@ -511,6 +522,16 @@ struct BLEMeshEngine: DialectEngine {
         guard !targets.isEmpty else { return [] }
         let envelope = newControl(.routeRequest(forwarded), to: nil, ttl: max(0, request.ttl - forwarded.hopCount), at: now)
         return scheduler.reply(send(envelope, on: targets, at: now), window: jitter, now: now, rng: &rng, timers: &timers)
+    }
+
+    /// BLEMESH-R15.1: records a request id; false when it was seen. Mutant flush-request-ids
+    /// (app bug 8): the app's `seenRequestIDs` is emptied at once when it passes 1000 entries.
+    private mutating func rememberRequest(_ id: UUID, at now: Instant) -> Bool {
+        let new = seenRequests.insert(id, at: now)
+        if config.faults.contains(.flushRequestIDs), seenRequests.count > 1000 {
+            seenRequests = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)
+        }
+        return new
     }
 
     /// BLEMESH-R16.

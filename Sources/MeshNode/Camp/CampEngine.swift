@@ -124,7 +124,7 @@ struct CampEngine: DialectEngine {
 
     private mutating func receive(_ bytes: [UInt8], on link: LinkID, at now: Instant) -> [NodeAction] {
         // CAMP-R7: a refused value changes no state.
-        guard links.contains(link), let message = links.decode(bytes, as: CampMessage.self) else { return [] }
+        guard links.contains(link), let message = decode(bytes) else { return [] }
         let isConfirmation = message.kind == .deliveryConfirmation
         let forMe = message.recipientID == userID
         let key = config.faults.contains(.dedupByOrigin) ? message.senderID : message.id
@@ -158,6 +158,12 @@ struct CampEngine: DialectEngine {
         if forMe, !config.faults.contains(.relayForMe) { return actions }
         if isConfirmation, config.faults.contains(.dropForeignAcks) { return actions }
         return actions + relay(message, original: bytes, key: key, on: link, at: now)
+    }
+
+    /// CAMP-W1. Mutant any-message-id (app row 6): an id need not be a UUID, as the app reads it.
+    private mutating func decode(_ bytes: [UInt8]) -> CampMessage? {
+        if config.faults.contains(.anyMessageID), let lax = try? CampMessage(decoding: bytes[...], anyID: true) { return lax }
+        return links.decode(bytes, as: CampMessage.self)
     }
 
     /// What reaches the app: broadcasts and messages for us, never confirmations.

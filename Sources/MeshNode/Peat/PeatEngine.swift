@@ -21,6 +21,7 @@ struct PeatEngine: DialectEngine {
     private let meshKey: PeatMeshKey?
     private var document: PeatDocument
     private let merge: DocumentMerge
+    private let appReading: AppDocumentReading
     private var rng: SeededRandom
     private var timers = TimerClock()
     private var scheduler: RelayScheduler<[UInt8]>
@@ -41,6 +42,7 @@ struct PeatEngine: DialectEngine {
         meshKey = config.dialectSettings["secret"].flatMap(Hex.decode).flatMap { try? PeatMeshKey(meshID: meshID, secret: $0) }
         document = PeatDocument(version: 1, nodeID: nodeID)
         merge = DocumentMerge(faults: config.faults)
+        appReading = AppDocumentReading(faults: config.faults)
         rng = SeededRandom(seed: seed)
         links = EngineLinks(faults: config.faults)
         scheduler = RelayScheduler(policy: config.relayPolicy, noJitter: config.faults.contains(.noJitter))
@@ -124,7 +126,8 @@ struct PeatEngine: DialectEngine {
     /// PEAT-R2: the version grows by one per change, skipping the values a receiver would
     /// take for a frame marker (PEAT-W1).
     private mutating func changed() {
-        repeat { document.version &+= 1 } while PeatWire.frameMarkers.contains(UInt8(truncatingIfNeeded: document.version))
+        // Mutant marker-version (app row 9): every value, frame markers included.
+        repeat { document.version &+= 1 } while !config.faults.contains(.markerVersion) && PeatWire.frameMarkers.contains(UInt8(truncatingIfNeeded: document.version))
     }
 
     /// PEAT-R5, R6: merge, acknowledge the held emergency, and on any change send the document
@@ -170,6 +173,8 @@ struct PeatEngine: DialectEngine {
             if config.faults.contains(.laxEnvelopeLength), error.code == .trailingBytes, let envelope = Self.envelopeIgnoringTail(bytes) {
                 return handle(.relayEnvelope(envelope), on: link, at: now)
             }
+            // The mutants lax-counters and lax-sections (peat app rows 3, 2): read as the app reads.
+            if appReading.isLax, let document = appReading.read(bytes) { return merge(document) }
             // PEAT-R7: a refused value changes nothing.
             links.refuse(error)
             return []
@@ -270,5 +275,6 @@ extension Fault {
                                              .crashOnRefused, .lateRelay, .clampTTL, .dedupByOrigin, .relayOwn,
                                              .smallDedupCache, .shortRetention, .evictArbitrary, .doubleDeliver,
                                              .ownHopBudget, .noDocumentPeriod, .noMergeResend, .emergencyOverwrite,
-                                             .olderEmergencyReplaces, .noEmergencyAck, .laxEnvelopeLength]
+                                             .olderEmergencyReplaces, .noEmergencyAck, .laxEnvelopeLength,
+                                             .laxCounters, .laxSections, .markerVersion]
 }

@@ -43,13 +43,19 @@ public struct CampMessage: WireFormat, NeutralForm {
     public var isBroadcast: Bool { recipientID == Self.broadcast }
 
     public init(decoding bytes: ArraySlice<UInt8>) throws(WireError) {
-        try Self.checkSize(bytes.count)
-        try self.init(fields: JSONFields(parsing: bytes, context: "BLEMessage"))
+        try self.init(decoding: bytes, anyID: false)
     }
 
-    init(fields f: JSONFields) throws(WireError) {
+    /// `anyID`: as the app reads it, whose `id` is any string (camp.md section 6, row 6); every
+    /// other rule holds. For a tester that must recognise such a message when a DUT relays it.
+    public init(decoding bytes: ArraySlice<UInt8>, anyID: Bool) throws(WireError) {
+        try Self.checkSize(bytes.count)
+        try self.init(fields: JSONFields(parsing: bytes, context: "BLEMessage"), anyID: anyID)
+    }
+
+    init(fields f: JSONFields, anyID: Bool = false) throws(WireError) {
         id = try f.string("id")
-        _ = try JSONFields.uuid(id, field: "BLEMessage.id")
+        if !anyID { _ = try JSONFields.uuid(id, field: "BLEMessage.id") }
         senderID = try f.string("senderID")
         senderName = try f.string("senderName")
         recipientID = try f.string("recipientID")
