@@ -28,6 +28,10 @@ DUTs"):
                      (a hang on one input)
   fragment-pair      a fragment whose (sender, fragment id, index) is already held with other data:
                      the slot is asserted empty (a crash on a sequence of two inputs)
+  relink-assembly    the last fragment of an assembly whose first fragment came on a link that has
+                     since gone down and up again: the assembly credits its frame to the receive
+                     buffer of the link it started on, which the link's going down released (a
+                     crash that needs link churn between inputs)
 """
 import argparse
 import hashlib
@@ -55,7 +59,7 @@ MAX_LINKS = 7
 
 FRAGMENT, REQUEST_SYNC = 0x20, 0x21
 BROADCAST = b"\xff" * 8
-BUGS = ("original-size-max", "total-max", "long-route", "pad-hang", "fragment-pair")
+BUGS = ("original-size-max", "total-max", "long-route", "pad-hang", "fragment-pair", "relink-assembly")
 
 
 class Refused(Exception):
@@ -164,9 +168,18 @@ def decode_fragment(payload):
 # ---- the node (bitchat.md section 3) -------------------------------------------------------
 
 class Assembly:
-    def __init__(self, total, claimed_type, born):
-        self.total, self.claimed_type, self.born = total, claimed_type, born
+    def __init__(self, total, claimed_type, born, inbox):
+        self.total, self.claimed_type, self.born, self.inbox = total, claimed_type, born, inbox
         self.pieces, self.size = {}, 0
+
+
+class Inbox:
+    """--bug relink-assembly: a link's receive buffer, released when the link goes down."""
+    def __init__(self):
+        self.frames = []
+
+    def release(self):
+        self.frames = None
 
 
 class BitchatNode:
@@ -180,6 +193,7 @@ class BitchatNode:
         self.links = set()
         self.seen = OrderedDict()        # dedup key -> time recorded
         self.assemblies = OrderedDict()  # (sender, fragment id) -> Assembly
+        self.inboxes = {}                # link -> Inbox (--bug relink-assembly)
 
     def now_ms(self):
         return self.epoch_ms + int(self.clock.now() * 1000)
@@ -189,9 +203,13 @@ class BitchatNode:
             emit(type="disconnect", link=link)
             return
         self.links.add(link)
+        self.inboxes[link] = Inbox()
 
     def link_down(self, link):
         self.links.discard(link)
+        inbox = self.inboxes.pop(link, None)
+        if inbox is not None:
+            inbox.release()
 
     def received(self, data, link):
         if link not in self.links:
@@ -207,7 +225,7 @@ class BitchatNode:
         if not self.record(packet):              # BITCHAT-R3
             return
         if packet.type == FRAGMENT and (packet.recipient in (None, BROADCAST, self.me)):
-            if not self.reassemble(packet):      # R8.5: a disagreeing fragment is not relayed
+            if not self.reassemble(packet, link):   # R8.5: a disagreeing fragment is not relayed
                 return
         self.relay(packet, link)
 
@@ -237,7 +255,7 @@ class BitchatNode:
         for link in sorted(links & self.links):
             emit(type="tx", link=link, hex=data.hex())
 
-    def reassemble(self, packet):
+    def reassemble(self, packet, link):
         """BITCHAT-R8. False when the fragment disagrees with its assembly (then not relayed)."""
         try:
             fragment_id, index, total, claimed, data = decode_fragment(packet.payload)
@@ -256,7 +274,7 @@ class BitchatNode:
         if assembly is None:
             if len(self.assemblies) >= REASSEMBLY_MAX:
                 self.assemblies.popitem(last=False)   # R8.3: the oldest goes
-            assembly = self.assemblies[key] = Assembly(total, claimed, now)
+            assembly = self.assemblies[key] = Assembly(total, claimed, now, self.inboxes.get(link))
         if total != assembly.total or claimed != assembly.claimed_type:
             return False                         # R8.5
         if index in assembly.pieces:
@@ -272,6 +290,10 @@ class BitchatNode:
         assembly.size += len(data)
         if len(assembly.pieces) == assembly.total:
             del self.assemblies[key]
+            if "relink-assembly" in self.bugs and assembly.inbox is not None:
+                # The planted bug: the frame is credited to the inbox of the link the assembly
+                # started on, held since then; after that link went down it is released (None).
+                assembly.inbox.frames.append(assembly.total)
             self.complete(b"".join(assembly.pieces[i] for i in range(assembly.total)), assembly.claimed_type)
         return True
 

@@ -4,6 +4,11 @@
 // __sanitizer_cov_8bit_counters_init. This file keeps those arrays and turns their bytes into
 // features the way libFuzzer does (edge x hit-count bucket), with one bit per feature seen.
 //
+// With trace-cmp the compiler also calls a hook with the two operands of every integer
+// comparison and switch; the hooks below log them for the current execution (the engine's
+// comparison feedback, `ComparisonLog`): a value the input is compared against is a value the
+// mutator can put in its place.
+//
 // The definitions are weak: in a libFuzzer build (-sanitize=fuzzer) libFuzzer's own, strong
 // ones take over and nothing here runs. This file itself is never instrumented (-Xswiftc
 // flags do not reach C targets).
@@ -92,3 +97,44 @@ size_t meshconform_sancov_hit_now(void) {
         for (const uint8_t *p = regions[r].start; p < regions[r].stop; p++) hit += *p != 0;
     return hit;
 }
+
+// Comparison log: the operands of the first CMP_LOG_SIZE comparisons of one execution whose
+// operands are 2 to 8 bytes wide. 1-byte comparisons are left out: they are the most frequent
+// (every byte a parser looks at), a 1-byte value occurs all over an input, and the mutator's
+// byte mutations reach any 1-byte value anyway. Logging is on only while the engine asks for it.
+enum { CMP_LOG_SIZE = 128 };
+static meshconform_cmp_entry cmp_log[CMP_LOG_SIZE];
+static size_t cmp_count;
+static int cmp_logging;
+
+void meshconform_cmp_log_enable(int on) { cmp_logging = on; cmp_count = 0; }
+void meshconform_cmp_log_reset(void) { cmp_count = 0; }
+size_t meshconform_cmp_log_count(void) { return cmp_count; }
+const meshconform_cmp_entry *meshconform_cmp_log_entries(void) { return cmp_log; }
+
+static inline void log_cmp(uint64_t a, uint64_t b, uint8_t width) {
+    if (!cmp_logging || width < 2 || a == b || cmp_count == CMP_LOG_SIZE) return;
+    cmp_log[cmp_count].a = a;
+    cmp_log[cmp_count].b = b;
+    cmp_log[cmp_count].width = width;
+    cmp_count++;
+}
+
+void meshconform_cmp_log_record(uint64_t a, uint64_t b, uint8_t width) { log_cmp(a, b, width); }
+
+__attribute__((weak)) void __sanitizer_cov_trace_cmp1(uint8_t a, uint8_t b) { log_cmp(a, b, 1); }
+__attribute__((weak)) void __sanitizer_cov_trace_cmp2(uint16_t a, uint16_t b) { log_cmp(a, b, 2); }
+__attribute__((weak)) void __sanitizer_cov_trace_cmp4(uint32_t a, uint32_t b) { log_cmp(a, b, 4); }
+__attribute__((weak)) void __sanitizer_cov_trace_cmp8(uint64_t a, uint64_t b) { log_cmp(a, b, 8); }
+__attribute__((weak)) void __sanitizer_cov_trace_const_cmp1(uint8_t a, uint8_t b) { log_cmp(a, b, 1); }
+__attribute__((weak)) void __sanitizer_cov_trace_const_cmp2(uint16_t a, uint16_t b) { log_cmp(a, b, 2); }
+__attribute__((weak)) void __sanitizer_cov_trace_const_cmp4(uint32_t a, uint32_t b) { log_cmp(a, b, 4); }
+__attribute__((weak)) void __sanitizer_cov_trace_const_cmp8(uint64_t a, uint64_t b) { log_cmp(a, b, 8); }
+// cases[0] = number of cases, cases[1] = the value's width in bits, cases[2...] = the cases.
+__attribute__((weak)) void __sanitizer_cov_trace_switch(uint64_t value, uint64_t *cases) {
+    uint8_t width = (uint8_t)(cases[1] / 8);
+    for (uint64_t i = 0; i < cases[0] && i < 16; i++) log_cmp(value, cases[2 + i], width ? width : 8);
+}
+__attribute__((weak)) void __sanitizer_cov_trace_div4(uint32_t value) { (void)value; }
+__attribute__((weak)) void __sanitizer_cov_trace_div8(uint64_t value) { (void)value; }
+__attribute__((weak)) void __sanitizer_cov_trace_gep(uintptr_t index) { (void)index; }

@@ -100,6 +100,9 @@ struct FuzzCommand: ParsableCommand {
     @Flag(help: "Over the air: mutate the dialect's units only, not inner messages with their layers rebuilt (for comparisons).")
     var unitsOnly = false
 
+    @Flag(name: .customLong("no-link-churn"), help: "Over the air: no link churn between inputs (by default one batch in two has a tester's link dropped and restored, or the inputs' link changed, between two of its inputs).")
+    var noLinkChurn = false
+
     func run() throws {
         if dialect != nil || dutExec != nil || !adapter.isEmpty || target != nil || mutant != nil || capabilities != nil || btsnoop != nil {
             return try fuzzOverTheAir()

@@ -58,6 +58,7 @@ extension FuzzCommand {
             configuration.vectors[codec.id] = vectorSeeds(codec.id)
         }
         configuration.layered = !unitsOnly
+        if noLinkChurn { configuration.linkChurn = .none }
         let campaign: OTAFuzzCampaign
         do { campaign = try OTAFuzzCampaign(driver: plan.driver, capabilities: caps, configuration: configuration) } catch {
             throw UsageError(error.description)

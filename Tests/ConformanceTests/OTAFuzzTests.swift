@@ -1,6 +1,7 @@
 @testable import Conformance
 import Foundation
 import MeshNode
+import MeshVectors
 import MeshWire
 import Testing
 
@@ -48,7 +49,7 @@ struct OTAFuzzTests {
         #expect(error.code == .truncated, "\(error)")
         #expect(finding.decoderVerdicts == ["truncated"])
         // 2. Saved: the folder holds that input and the description; nothing unminimised is left.
-        #expect(FindingStore.inputs(in: finding.path) == [input])
+        #expect(FindingStore.steps(in: finding.path) == [.input(input)])
         let saved = try JSONDecoder().decode(OTAFinding.self, from: Data(contentsOf: URL(fileURLWithPath: finding.path + "/finding.json")))
         #expect(saved == finding)
         let left = try FileManager.default.contentsOfDirectory(atPath: "\(findings)/\(dialect.rawValue)")
@@ -68,12 +69,14 @@ struct OTAFuzzTests {
         config.inputsPerSession = 512
         let summary = try OTAFuzzCampaign(driver: VirtualDriver(), capabilities: .referenceNode(dialect), configuration: config).run()
         #expect(summary.exitStatus == 0 && summary.findings.isEmpty && summary.inconclusive == nil, "\(summary.text)")
+        // Link churn (one batch in two) is no death for a sound node.
+        #expect(summary.churnedBatches > 0, "\(summary.text)")
         // Batches double while the DUT survives (16 ... 256, then what the session has left:
         // 16), sessions are renewed every 512 inputs, and the size carries over to a fresh
         // session (only a death resets it): 6 batches, then one of 512, 512 and 464.
-        if dialect == .blemesh {
-            // A mutant's units (its chunk set) stay in one batch: a batch may run over its
-            // size by the rest of its last mutant, and a session over its 512.
+        if dialect == .blemesh || dialect == .bitchat {
+            // A mutant's units (a chunk set, fragments) stay in one batch: a batch may run over
+            // its size by the rest of its last mutant, and a session over its 512.
             #expect(summary.inputs >= 2000 && summary.inputs < 2000 + 128 && summary.batches <= 12 && summary.dutStarts <= 5, "\(summary.text)")
         } else {
             #expect(summary.inputs == 2000 && summary.batches == 9 && summary.dutStarts == 4, "\(summary.text)")
@@ -114,7 +117,7 @@ struct OTAFuzzTests {
         #expect(summary.exitStatus == 1, "\(summary.text)")
         let finding = try #require(summary.findings.first)
         #expect(finding.reproduction == .notTried && !finding.minimised && finding.sequence.count == finding.originalInputs && finding.trials == 1)
-        #expect(FindingStore.inputs(in: finding.path).map(Hex.encode) == finding.sequence)
+        #expect(FindingStore.steps(in: finding.path).map(\.text) == finding.sequence)
         #expect(summary.inconclusive?.contains("after reconnecting") == true, "\(summary.inconclusive ?? "")")
     }
 
@@ -176,7 +179,7 @@ struct OTAFuzzProcessTests {
         let summary = try OTAFuzzCampaign(driver: driver, capabilities: caps, configuration: config).run()
         // Saved where the summary says, before the folder goes.
         for finding in summary.findings {
-            #expect(FindingStore.inputs(in: finding.path).map(Hex.encode) == finding.sequence)
+            #expect(FindingStore.steps(in: finding.path).map(\.text) == finding.sequence)
         }
         return summary
     }
@@ -211,10 +214,19 @@ struct OTAFuzzProcessTests {
 @Suite("over-the-air fuzzing: planted bugs of the example DUTs", .serialized)
 struct OTAFuzzPlantedBugTests {
     static func campaign(_ dialect: DialectName, _ dut: String, bug: String, capabilities: String, stepTimeout: Duration = .seconds(5),
-                         byteBudget: Int = 96) throws -> OTAFuzzSummary {
+                         byteBudget: Int = 96, vectors: Bool = false) throws -> OTAFuzzSummary {
         let findings = OTAFuzzTests.folder("planted")
         defer { try? FileManager.default.removeItem(atPath: findings) }
         var config = OTAFuzzTests.configuration(findings, inputs: 20_000)
+        if vectors {
+            // As `meshconform fuzz` seeds a campaign: the dialect's valid golden vectors.
+            func valid(_ format: FormatID) -> [[UInt8]] {
+                let path = DUTPrograms.root.appendingPathComponent("Vectors/\(format).json").path
+                return ((try? VectorFile(contentsOf: path))?.tests ?? []).filter { $0.result == .valid }.map(\.bytes)
+            }
+            config.extraSeeds = OTAFuzzCampaign.unitFormat(of: dialect).map(valid) ?? []
+            for codec in FormatCatalog.all where codec.dialect == dialect.rawValue { config.vectors[codec.id] = valid(codec.id) }
+        }
         config.stopOnFinding = true
         config.byteBudget = byteBudget
         config.minimiseTime = .seconds(60)
@@ -275,5 +287,24 @@ struct OTAFuzzPlantedBugTests {
         #expect(finding.sequence.count == 2 && finding.originalInputs > 2 && finding.decoderVerdicts == ["valid", "valid"], "\(summary.text)")
         let frames = finding.sequence.compactMap(Hex.decode)
         #expect(frames.count == 2 && frames[0] != frames[1], "the two frames differ (in their TTL)")
+    }
+
+    /// A crash that needs link churn (bitchat-dut.py --bug relink-assembly: an assembly whose
+    /// first fragment came on a link that went down and up again): found, minimised to the
+    /// fragments with tester 1's relink between them, saved as steps, and that sequence kills a
+    /// fresh DUT while the same fragments without the relink do not.
+    @Test func aPlantedCrashThatNeedsLinkChurnIsFoundAndReplayedWithIt() throws {
+        let summary = try Self.campaign(.bitchat, "bitchat-dut.py", bug: "relink-assembly", capabilities: "bitchat-dut.capabilities.json",
+                                        byteBudget: 0, vectors: true)
+        let finding = try #require(summary.findings.first, "\(summary.text)")
+        #expect(finding.reason.contains("AttributeError"), "\(finding.reason)")
+        let steps = finding.sequence.compactMap(OTAStep.init(text:))
+        #expect(steps.count == finding.sequence.count && steps.first?.bytes != nil && steps.last?.bytes != nil)
+        #expect(steps.contains(.relink(tester: 1)), "\(finding.sequence)")
+        let caps = try Capabilities.load(DUTPrograms.root.appendingPathComponent("examples/bitchat-dut.capabilities.json").path)
+        let command = "'\(DUTPrograms.python)' '\(DUTPrograms.root.appendingPathComponent("examples/bitchat-dut.py").path)' --bug relink-assembly"
+        var replay = DeathReplay(driver: ProcessDriver(command: command, clock: caps.clock, stopGrace: .milliseconds(200)), capabilities: caps, seed: 1)
+        #expect(try replay.kills(steps))
+        #expect(try !replay.kills(steps.filter { $0.bytes != nil }), "the fragments kill without the relink")
     }
 }

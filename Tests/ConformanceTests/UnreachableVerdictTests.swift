@@ -40,14 +40,14 @@ import Testing
         let check = Catalog.all.first { $0.id == "RTE/BI-01" }!
         let caps = Capabilities.referenceNode(.blemesh)
         // A session that cannot see the death: the silence passes (what the probe is for).
-        let blind = Runner(capabilities: caps, driver: DyingDriver(diesAt: .milliseconds(1500), seesDeath: false)).run(check)
+        let blind = Runner(capabilities: caps, driver: ProbedDriver(faults: [], unreachable: nil, diesAt: .milliseconds(1500))).run(check)
         #expect(blind.verdict == .pass, "\(blind.reason ?? "")")
-        let result = Runner(capabilities: caps, driver: DyingDriver(diesAt: .milliseconds(1500), seesDeath: true)).run(check)
+        let result = Runner(capabilities: caps, driver: ProbedDriver(faults: [], unreachable: "it did not answer an ATT request on L1", diesAt: .milliseconds(1500))).run(check)
         #expect(result.verdict == .inconclusive)
         #expect(result.reason == "the DUT became unreachable during the check: it did not answer an ATT request on L1")
         #expect(result.evidence.contains { $0.summary.contains("it would have PASSed") })
         // The same DUT dying after the check is over still PASSes it.
-        let alive = Runner(capabilities: caps, driver: DyingDriver(diesAt: .seconds(3600), seesDeath: true)).run(check)
+        let alive = Runner(capabilities: caps, driver: ProbedDriver(faults: [], unreachable: "it did not answer an ATT request on L1", diesAt: .seconds(3600))).run(check)
         #expect(alive.verdict == .pass, "\(alive.reason ?? "")")
     }
 
@@ -65,53 +65,19 @@ import Testing
     }
 }
 
-/// The reference node, whose session dies `diesAt` into the check: it takes no more input and
-/// sends nothing more; with `seesDeath` its liveness probe then says so, as the GATT session's
-/// does over the air.
-final class DyingDriver: DUTDriver, @unchecked Sendable {
-    let inner = VirtualDriver()
-    let diesAt: Duration
-    let seesDeath: Bool
-
-    init(diesAt: Duration, seesDeath: Bool) {
-        self.diesAt = diesAt
-        self.seesDeath = seesDeath
-    }
-
-    var name: String { inner.name }
-
-    func start(_ setup: DUTSetup) throws -> any DUTSession { Session(inner: try inner.start(setup), driver: self) }
-
-    final class Session: DUTSession {
-        let inner: any DUTSession
-        let driver: DyingDriver
-        let death: Instant
-        init(inner: any DUTSession, driver: DyingDriver) {
-            self.inner = inner
-            self.driver = driver
-            death = inner.now + driver.diesAt
-        }
-        var now: Instant { inner.now }
-        func apply(_ event: NodeEvent) throws {
-            if now < death { try inner.apply(event) }
-        }
-        func wait(until deadline: Instant) throws -> [DUTOutput] {
-            try inner.wait(until: deadline).filter { $0.at < death }   // time goes on either way
-        }
-        func close() -> String? { inner.close() }
-        func unreachableReason() -> String? { driver.seesDeath && now >= death ? "it did not answer an ATT request on L1" : nil }
-    }
-}
-
 /// The reference node or a mutant, whose sessions answer the liveness probe with `unreachable`.
+/// With `diesAt` the DUT dies that far into the check (takes no more input, sends nothing more)
+/// and the probe gives `unreachable` only from then on, as the GATT session's does over the air.
 final class ProbedDriver: DUTDriver, @unchecked Sendable {
     let inner: VirtualDriver
     let unreachable: String?
+    let diesAt: Duration?
     var probes = 0
 
-    init(faults: Set<Fault>, unreachable: String?) {
+    init(faults: Set<Fault>, unreachable: String?, diesAt: Duration? = nil) {
         inner = VirtualDriver(faults: faults)
         self.unreachable = unreachable
+        self.diesAt = diesAt
     }
 
     var name: String { inner.name }
@@ -121,17 +87,25 @@ final class ProbedDriver: DUTDriver, @unchecked Sendable {
     final class Session: DUTSession {
         let inner: any DUTSession
         let driver: ProbedDriver
+        let death: Instant?
         init(inner: any DUTSession, driver: ProbedDriver) {
             self.inner = inner
             self.driver = driver
+            death = driver.diesAt.map { inner.now + $0 }
         }
+        var dead: Bool { death.map { now >= $0 } ?? false }
         var now: Instant { inner.now }
-        func apply(_ event: NodeEvent) throws { try inner.apply(event) }
-        func wait(until deadline: Instant) throws -> [DUTOutput] { try inner.wait(until: deadline) }
+        func apply(_ event: NodeEvent) throws {
+            if !dead { try inner.apply(event) }
+        }
+        func wait(until deadline: Instant) throws -> [DUTOutput] {
+            let outputs = try inner.wait(until: deadline)   // time goes on either way
+            return death.map { death in outputs.filter { $0.at < death } } ?? outputs
+        }
         func close() -> String? { inner.close() }
         func unreachableReason() -> String? {
             driver.probes += 1
-            return driver.unreachable
+            return death == nil || dead ? driver.unreachable : nil
         }
     }
 }

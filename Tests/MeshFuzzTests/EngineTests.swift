@@ -101,6 +101,59 @@ struct EngineTests {
         #expect(engine.corpus.count > 20 && engine.corpus.count <= engine.features.count)
     }
 
+    /// planted.checksum-seek without the trap: 'K', 1, u8 length, payload, FNV-1a of the payload
+    /// (LE). Behind the hash, command 2 with an offset past the payload is the "past" outcome.
+    /// The decoder logs its hash comparison by hand, as a trace-cmp build's hook does.
+    static let checksummed = FuzzTarget(id: "test.checksummed", summary: "hash-guarded seek", decode: { bytes throws(WireError) in
+        let bad = WireError(.valueOutOfRange, "bad frame")
+        guard bytes.count >= 5, bytes[0] == UInt8(ascii: "K"), bytes[1] == 1 else { throw bad }
+        let length = Int(bytes[2])
+        guard length >= 2, bytes.count == 3 + length + 4 else { throw bad }
+        var hash: UInt32 = 0x811C_9DC5
+        for byte in bytes[3..<(3 + length)] { hash = (hash ^ UInt32(byte)) &* 0x0100_0193 }
+        let stored = bytes[(3 + length)...].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        ComparisonLog.record(UInt64(hash), UInt64(stored), width: 4)
+        guard hash == stored, bytes[3] == 2 else { throw bad }
+        return .object([(5 + Int(bytes[4]) >= 3 + length ? "past" : "seek", .integer(0))])
+    }, encode: nil)
+
+    @Test("comparison feedback: input-to-state replacement passes a hash check that blind mutation does not")
+    func comparisonFeedback() {
+        let seed: [UInt8] = [0x4B, 0x01, 0x04, 0x02, 0x00, 0x41, 0x42, 0x28, 0x2B, 0x8A, 0x04]
+        func pastFound(comparisons: Bool) -> (Bool, FuzzEngine) {
+            var engine = FuzzEngine(target: Self.checksummed, seed: 3, comparisonFeedback: comparisons)
+            engine.admit([seed])
+            engine.fuzz(30_000, events: FuzzEngine.Events())
+            let found = engine.corpus.contains {
+                if case .decoded(let value) = engine.execute($0).outcome { return "\(value)".contains("past") }
+                return false
+            }
+            return (found, engine)
+        }
+        // The seed itself passes the check and seeks inside its payload.
+        #expect(String(describing: FuzzEngine(target: Self.checksummed, seed: 0).execute(seed).outcome).contains("seek"))
+        let (with, engine) = pastFound(comparisons: true)
+        #expect(with, "30,000 executions with comparison feedback did not pass the hash with an offset past the payload")
+        #expect(engine.comparisonInputs > 0 && engine.keptFromComparisons > 0)
+        let (without, blind) = pastFound(comparisons: false)
+        #expect(!without, "blind mutation passed a 32-bit hash: the test no longer shows what comparisons add")
+        #expect(blind.comparisonInputs == 0)
+    }
+
+    @Test("input-to-state candidates replace an operand where it stands, in its byte order")
+    func inputToStateCandidates() {
+        var rng = FuzzRandom(seed: 1)
+        let input: [UInt8] = [0xAA, 0x78, 0x56, 0x34, 0x12, 0x00, 0x12, 0x34]
+        let pairs = [ComparisonLog.Pair(a: 0x1234_5678, b: 0xCAFE_F00D, width: 4), ComparisonLog.Pair(a: 0x1234, b: 0xBEEF, width: 2)]
+        let candidates = InputToState.candidates(input, pairs: pairs, limit: 10, rng: &rng)
+        #expect(candidates.contains([0xAA, 0x0D, 0xF0, 0xFE, 0xCA, 0x00, 0x12, 0x34]))   // the 4-byte value, little-endian
+        #expect(candidates.contains([0xAA, 0x78, 0x56, 0x34, 0x12, 0x00, 0xBE, 0xEF]))   // the 2-byte value, big-endian
+        #expect(candidates.contains([0xAA, 0x78, 0x56, 0xEF, 0xBE, 0x00, 0x12, 0x34]))   // and little-endian
+        #expect(candidates.count == 3)
+        #expect(InputToState.candidates(input, pairs: pairs, limit: 1, rng: &rng).count == 1)
+        #expect(InputToState.candidates([1, 2, 3], pairs: pairs, limit: 10, rng: &rng).isEmpty)
+    }
+
     @Test("stack signatures keep the trap and the program's frames, not addresses or runtime frames")
     func stackSignature() {
         let stderr = """

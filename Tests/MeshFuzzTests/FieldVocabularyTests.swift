@@ -1,3 +1,4 @@
+import BLEHost
 import Foundation
 @testable import MeshFuzz
 import MeshVectors
@@ -41,11 +42,64 @@ struct FieldVocabularyTests {
         #expect([UInt64.max, 1 << 63, (1 << 53) + 1, (1 << 53) - 1, 1 << 32].allSatisfy { u64.contains($0) })
     }
 
-    @Test("every catalog format declares its fields")
+    @Test("every catalog format and every BLE host parser declares its fields")
     func everyFormatDeclared() {
         let declared = Set(FormatFields.formats)
-        for id in FormatCatalog.ids { #expect(declared.contains(id), "\(id) has no declaration in FormatFields") }
+        for id in FormatCatalog.ids + HostParsers.all.map(\.id) { #expect(declared.contains(id), "\(id) has no declaration in FormatFields") }
     }
+
+    /// Inputs the format's fuzz target decodes: its valid golden vectors (a sealed format's
+    /// under the target's fixed key), or for a host parser (no vectors) its corpus seeds.
+    static func validInputs(_ id: FormatID) -> [[UInt8]] {
+        guard let target = FuzzRegistry.target(id) else { return [] }
+        var inputs = vectors(id)
+        if inputs.isEmpty, let store = try? CorpusStore(directory: Paths.root.appendingPathComponent("Corpus/\(id)").path) {
+            inputs = store.names().sorted().compactMap(store.read)
+        }
+        return inputs.filter { (try? target.decode($0)) != nil }
+    }
+
+    /// The formats whose fields were declared last (session 7): each field's boundary values
+    /// must reach the decoder, not be stopped by the layers around the field.
+    static let declaredLast: [FormatID] = ["relay.sealed", "peat.device-name"] + HostParsers.all.map(\.id)
+
+    @Test("each declared field's values reach the decoder: they change what it decodes, and one is decoded", arguments: declaredLast)
+    func valuesReachTheDecoder(format: FormatID) throws {
+        let target = try #require(FuzzRegistry.target(format))
+        let inputs = Self.validInputs(format)
+        #expect(!inputs.isEmpty, "\(format): no valid input to declare fields on")
+        // Per field name over every input: whether a value changed the decoder's outcome, and
+        // whether one was decoded (accepted) to another value than the input's.
+        var changed: [String: Bool] = [:], accepted: [String: Bool] = [:]
+        for input in inputs {
+            let original = try target.decode(input)
+            for site in FieldMutation.sites(of: format, in: input) {
+                #expect(!site.values.isEmpty, "\(format) \(site.name): no values")
+                // A length or count (resized values) is checked against the type's size by
+                // the decoder itself: changing the outcome is reaching it.
+                let number = site.values.allSatisfy { if case .unsigned = $0 { true } else { false } }
+                for value in site.values {
+                    guard let mutant = site.applying(value) else { continue }
+                    let decoded = try? target.decode(mutant)
+                    if decoded != original { changed[site.name] = true }
+                    changed[site.name] = changed[site.name] ?? false
+                    guard number else { continue }
+                    if let decoded, decoded != original { accepted[site.name] = true }
+                    accepted[site.name] = accepted[site.name] ?? false
+                }
+            }
+        }
+        #expect(!changed.isEmpty, "\(format): no field found in its valid inputs")
+        for (name, yes) in changed { #expect(yes, "\(format) \(name): no value changes what the decoder returns") }
+        // An enumerated type or code with the rest of the unit kept is often refused as a
+        // whole (other fields belong to another type): those need only change the outcome; so
+        // does every field of a sealed body (its tag covers every byte).
+        for (name, yes) in accepted where format != "relay.sealed" && !Self.enumerated.contains(name.split(separator: ">").last.map(String.init) ?? name) {
+            #expect(yes, "\(format) \(name): no value is decoded: the layers around the field stop every one")
+        }
+    }
+
+    static let enumerated: Set<String> = ["code", "subevent", "opcode", "indicator", "channel", "requestOpcode", "reason", "result", "flags"]
 
     /// A key a vector uses that the declaration misses would be mutated by a guessed type:
     /// declarations follow the vectors.
@@ -59,12 +113,9 @@ struct FieldVocabularyTests {
         }
     }
 
-    /// Formats with no field that holds a number or text (sealed bytes, advertised names).
-    static let fieldless: Set<FormatID> = ["relay.sealed", "peat.device-name"]
-
     @Test("every format's valid vectors have fields, and every value applies to one")
     func everyFormatHasFields() {
-        for id in FormatCatalog.ids where !Self.fieldless.contains(id) {
+        for id in FormatCatalog.ids {
             let inputs = Self.vectors(id)
             let sites = inputs.flatMap { FieldMutation.sites(of: id, in: $0) }
             #expect(!sites.isEmpty, "\(id): no field found in its valid vectors")

@@ -7,10 +7,14 @@ import MeshWire
 // dialect pages (Benchmarks/Sources/CDecoders), in one run on the same inputs:
 // 1. agreement: both decode every vector of Vectors/<format>.json, and must accept the same
 //    ones with the same fields and refuse the others with the same error code;
-// 2. speed: decodes per second over the valid vectors, the two alternating round by round.
+// 2. speed: decodes per second over the valid vectors, round by round in turn: meshconform's
+//    in-place decoder (the format's `Layout` over a borrowed Span: fields and offsets, no
+//    reference kept, as C returns pointers into its input), its value decoder (the public value
+//    types, which own their bytes), and C.
 //
 //   swift build -c release --package-path Benchmarks
 //   Benchmarks/.build/release/DecodeVersusC [--seconds S] [--vectors DIR]    # from the repository root
+//   Benchmarks/.build/release/DecodeVersusC --profile FORMAT [--in-place]     # one decoder alone, for perf
 //
 // Exit status 1 when the decoders disagree on any vector.
 
@@ -26,6 +30,11 @@ struct Format {
     var c: cd_format
     /// One pass over the inputs; the count of accepted ones.
     var swift: ([ArraySlice<UInt8>]) -> Int
+    /// One pass of the in-place decoder (no value built, nothing retained) over the inputs lent
+    /// from one flat buffer, as C's loop passes pointers into buffers that stay put.
+    var inPlace: (FlatInputs) -> Int
+    /// nil: the in-place decoder accepts; else its error code.
+    var inPlaceCode: ([UInt8]) -> String?
     /// nil: Swift accepts; else its error code.
     var swiftCode: ([UInt8]) -> String?
     /// C's error code name ("" when accepted) and, when both accept, the fields that differ.
@@ -164,11 +173,59 @@ func ours<T: WireFormat>(_ type: T.Type) -> ([ArraySlice<UInt8>]) -> Int {
     }
 }
 
+/// The inputs of one format back to back in one buffer, and where each one lies.
+struct FlatInputs {
+    var bytes: [UInt8] = []
+    var ranges: [Range<Int>] = []
+    init(_ inputs: [[UInt8]]) {
+        for input in inputs {
+            ranges.append(bytes.count..<bytes.count + input.count)
+            bytes += input
+        }
+    }
+}
+
+/// meshconform's decoders that read a borrowed `Span` and build nothing that refers to it: the
+/// `Layout` of a format (its fields, and offsets for its byte fields), or the value itself where
+/// it holds no bytes (relay.ack).
+protocol InPlaceDecoder { init(decoding bytes: Span<UInt8>) throws(WireError) }
+extension BitchatPacket.Layout: InPlaceDecoder {}
+extension BitchatFragment.Layout: InPlaceDecoder {}
+extension PeatDocument.Layout: InPlaceDecoder {}
+extension RelayAck: InPlaceDecoder {}
+
+/// One pass of an in-place decoder, the loop specialised for `T`: one span of the flat buffer
+/// per pass, one decoder call per input on its part of it (no reference counting anywhere).
+func inPlace<T: InPlaceDecoder>(_ type: T.Type) -> (FlatInputs) -> Int {
+    { inputs in
+        let all = inputs.bytes.span
+        var accepted = 0
+        for range in inputs.ranges {
+            do throws(WireError) {
+                _ = try T(decoding: all.extracting(range))
+                accepted += 1
+            } catch {}
+        }
+        return accepted
+    }
+}
+
+func inPlaceCode<T: InPlaceDecoder>(_ type: T.Type) -> ([UInt8]) -> String? {
+    { bytes in
+        do throws(WireError) {
+            _ = try T(decoding: bytes.span)
+            return nil
+        } catch {
+            return error.code.rawValue
+        }
+    }
+}
+
 let formats = [
-    Format(id: "bitchat.packet", c: CD_BITCHAT_PACKET, swift: ours(BitchatPacket.self), swiftCode: swiftCode(BitchatPacket.self), compare: comparePacket),
-    Format(id: "bitchat.fragment", c: CD_BITCHAT_FRAGMENT, swift: ours(BitchatFragment.self), swiftCode: swiftCode(BitchatFragment.self), compare: compareFragment),
-    Format(id: "peat.document", c: CD_PEAT_DOCUMENT, swift: ours(PeatDocument.self), swiftCode: swiftCode(PeatDocument.self), compare: compareDocument),
-    Format(id: "relay.ack", c: CD_RELAY_ACK, swift: ours(RelayAck.self), swiftCode: swiftCode(RelayAck.self), compare: compareAck),
+    Format(id: "bitchat.packet", c: CD_BITCHAT_PACKET, swift: ours(BitchatPacket.self), inPlace: inPlace(BitchatPacket.Layout.self), inPlaceCode: inPlaceCode(BitchatPacket.Layout.self), swiftCode: swiftCode(BitchatPacket.self), compare: comparePacket),
+    Format(id: "bitchat.fragment", c: CD_BITCHAT_FRAGMENT, swift: ours(BitchatFragment.self), inPlace: inPlace(BitchatFragment.Layout.self), inPlaceCode: inPlaceCode(BitchatFragment.Layout.self), swiftCode: swiftCode(BitchatFragment.self), compare: compareFragment),
+    Format(id: "peat.document", c: CD_PEAT_DOCUMENT, swift: ours(PeatDocument.self), inPlace: inPlace(PeatDocument.Layout.self), inPlaceCode: inPlaceCode(PeatDocument.Layout.self), swiftCode: swiftCode(PeatDocument.self), compare: compareDocument),
+    Format(id: "relay.ack", c: CD_RELAY_ACK, swift: ours(RelayAck.self), inPlace: inPlace(RelayAck.self), inPlaceCode: inPlaceCode(RelayAck.self), swiftCode: swiftCode(RelayAck.self), compare: compareAck),
 ]
 
 // `--profile FORMAT`: only meshconform's decoder of FORMAT in a loop for --seconds, for
@@ -179,8 +236,13 @@ if let profiled = option("--profile") {
         print("--profile takes one of \(formats.map(\.id).joined(separator: ", ")), run from the repository root")
         exit(2)
     }
-    let inputs = file.tests.filter { $0.result == .valid }.map { $0.bytes[...] }
-    print("\(profiled): \(Int(swiftRate(format.swift, inputs))) decodes/s")
+    let valid = file.tests.filter { $0.result == .valid }.map(\.bytes)
+    if arguments.contains("--in-place") {
+        let flat = FlatInputs(valid)
+        print("\(profiled) in place: \(Int(swiftRate({ _ in format.inPlace(flat) }, valid.map { $0[...] }))) decodes/s")
+    } else {
+        print("\(profiled): \(Int(swiftRate(format.swift, valid.map { $0[...] }))) decodes/s")
+    }
     exit(0)
 }
 
@@ -197,11 +259,12 @@ for format in formats {
     for test in file.tests {
         let expected = test.result == .valid ? "" : test.error ?? "?"
         let swift = format.swiftCode(test.bytes) ?? ""
+        let inPlace = format.inPlaceCode(test.bytes) ?? ""
         let (c, differences) = format.compare(test.bytes)
-        if swift != c || c != expected || !differences.isEmpty {
+        if swift != c || inPlace != swift || c != expected || !differences.isEmpty {
             disagreements += 1
             let say = { (code: String) in code.isEmpty ? "accepts" : "refuses \(code)" }
-            print("DISAGREE \(test): vector \(say(expected)), meshconform \(say(swift)), C \(say(c))"
+            print("DISAGREE \(test): vector \(say(expected)), meshconform \(say(swift)) (in place \(say(inPlace))), C \(say(c))"
                 + (differences.isEmpty ? "" : "; fields: " + differences.joined(separator: "; ")))
         } else if c.isEmpty {
             accepted += 1
@@ -248,20 +311,23 @@ func cRate(_ format: cd_format, _ inputs: [[UInt8]]) -> Double {
 
 func lpad(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
 
-print("| format | valid inputs | mean bytes | meshconform decodes/s | C decodes/s | meshconform / C (time per decode) |")
-print("|---|---:|---:|---:|---:|---:|")
+print("| format | valid inputs | mean bytes | meshconform in place decodes/s | meshconform values decodes/s | C decodes/s | in place / C | values / C |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for format in formats {
     let inputs = validInputs[format.id] ?? []
     let slices = inputs.map { $0[...] }
+    let flat = FlatInputs(inputs)
     guard !inputs.isEmpty else { continue }
-    var swiftBest = 0.0, cBest = 0.0
-    // Five rounds each, alternating, so both see the same machine load; best of each kept.
+    var inPlaceBest = 0.0, swiftBest = 0.0, cBest = 0.0
+    // Five rounds each, alternating, so all three see the same machine load; best of each kept.
     for _ in 0..<5 {
+        inPlaceBest = max(inPlaceBest, swiftRate({ _ in format.inPlace(flat) }, slices))
         swiftBest = max(swiftBest, swiftRate(format.swift, slices))
         cBest = max(cBest, cRate(format.c, inputs))
     }
     let mean = inputs.map(\.count).reduce(0, +) / inputs.count
-    print("| \(format.id) | \(inputs.count) | \(mean) | \(lpad(String(Int(swiftBest)), 10)) | \(lpad(String(Int(cBest)), 10)) | \(String(format: "%.2f", cBest / swiftBest)) |")
+    func rate(_ r: Double) -> String { lpad(Int(r).formatted(), 12) }
+    print("| \(format.id) | \(inputs.count) | \(mean) | \(rate(inPlaceBest)) | \(rate(swiftBest)) | \(rate(cBest)) | \(String(format: "%.2f", cBest / inPlaceBest)) | \(String(format: "%.2f", cBest / swiftBest)) |")
 }
 
 if disagreements > 0 {

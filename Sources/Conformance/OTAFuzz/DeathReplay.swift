@@ -1,7 +1,8 @@
 import MeshFuzz
 
-/// Replays input sequences on fresh DUTs to tell whether they still kill it, and minimises a
-/// killing sequence: ddmin over the inputs, then ddmin over the bytes of each survivor, each
+/// Replays step sequences (inputs and link churn) on fresh DUTs to tell whether they still kill
+/// it, and minimises a killing sequence: ddmin over the steps, then ddmin over the bytes of
+/// each surviving input, each
 /// trial on a DUT of its own. Trials cost a DUT start (a process spawn, a reconnect), so both
 /// steps run under budgets and keep the best so far.
 struct DeathReplay {
@@ -30,7 +31,7 @@ struct DeathReplay {
     /// trials): `sequence` must kill, and its last input alone must not. A death that needs
     /// earlier inputs (state: the first of two fragments) needs them up to the first one, and
     /// a suffix that keeps them kills again, so the boundary is where bisection finds it.
-    mutating func shortestKillingSuffix(_ sequence: [[UInt8]]) throws(FuzzStopped) -> [[UInt8]] {
+    mutating func shortestKillingSuffix(_ sequence: [OTAStep]) throws(FuzzStopped) -> [OTAStep] {
         var kills = 0, survives = sequence.count - 1
         while survives - kills > 1 {
             let middle = (kills + survives) / 2
@@ -43,7 +44,7 @@ struct DeathReplay {
     /// A driver that only reconnects (a device on the air: it may come back fresh, as
     /// `meshconform node --fresh-when-idle` does, or not) first has to show the DUT alive,
     /// else the trial means nothing and the fuzzer stops.
-    mutating func kills(_ sequence: [[UInt8]]) throws(FuzzStopped) -> Bool {
+    mutating func kills(_ sequence: [OTAStep]) throws(FuzzStopped) -> Bool {
         if let deadline, ContinuousClock.now >= deadline { return false }
         trials += 1
         let dut: FuzzedDUT
@@ -65,24 +66,28 @@ struct DeathReplay {
         return try dut.liveness() != nil
     }
 
+    /// Inputs from tester 1 (the tests' shorthand).
+    mutating func kills(_ inputs: [[UInt8]]) throws(FuzzStopped) -> Bool { try kills(inputs.map { OTAStep.input($0) }) }
+
     /// The shortest sequence found that still kills a fresh DUT, with its inputs shrunk.
     /// `sequence` must kill.
-    mutating func minimise(_ sequence: [[UInt8]], sequenceBudget: Int, byteBudget: Int) throws(FuzzStopped) -> [[UInt8]] {
+    mutating func minimise(_ sequence: [OTAStep], sequenceBudget: Int, byteBudget: Int) throws(FuzzStopped) -> [OTAStep] {
         var replay = self
         defer { self = replay }
         do {
-            var inputs = Minimiser<[UInt8]>(budget: sequenceBudget)
-            var current = try inputs.minimise(sequence) { try replay.kills($0) }
+            var steps = Minimiser<OTAStep>(budget: sequenceBudget)
+            var current = try steps.minimise(sequence) { try replay.kills($0) }
             // The byte budget is shared out over the inputs that survived.
-            let perInput = byteBudget / max(1, current.count)
-            for index in current.indices where perInput > 0 && current[index].count >= 2 {
+            let perInput = byteBudget / max(1, current.count { $0.bytes != nil })
+            for index in current.indices where perInput > 0 {
+                guard case .input(let input, let tester) = current[index], input.count >= 2 else { continue }
                 var bytes = Minimiser<UInt8>(budget: perInput)
                 let before = current
-                current[index] = try bytes.minimise(current[index]) { candidate in
+                current[index] = .input(try bytes.minimise(input) { candidate in
                     var trial = before
-                    trial[index] = candidate
+                    trial[index] = .input(candidate, tester: tester)
                     return try replay.kills(trial)
-                }
+                }, tester: tester)
             }
             return current
         } catch let stopped as FuzzStopped {

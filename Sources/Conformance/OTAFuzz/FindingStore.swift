@@ -3,7 +3,9 @@ import MeshFuzz
 
 /// Saves findings so that a kill at any moment leaves whole folders: each folder is written
 /// under a temporary name (every file fsynced) and renamed into place. Layout:
-/// `<root>/<dialect>/<name>/finding.json` plus `input-000.bin`, `input-001.bin` ... in order.
+/// `<root>/<dialect>/<name>/finding.json` plus one file per step in order: `input-000.bin`
+/// (an input tester 1 writes), `input-001-T2.bin` (one tester 2 writes), `input-002-relink-T1`
+/// (empty: tester 1's link dropped and brought up again).
 struct FindingStore {
     let root: String
 
@@ -12,7 +14,7 @@ struct FindingStore {
 
     /// Writes the folder `name` with `inputs` and `finding`, replacing one of the same name.
     @discardableResult
-    func save(_ inputs: [[UInt8]], _ finding: OTAFinding, name: String) throws(FuzzStopped) -> String {
+    func save(_ steps: [OTAStep], _ finding: OTAFinding, name: String) throws(FuzzStopped) -> String {
         let parent = "\(root)/\(finding.dialect)"
         let final = "\(parent)/\(name)"
         let temporary = "\(parent)/.\(name).\(getpid()).tmp"
@@ -22,8 +24,8 @@ struct FindingStore {
             try CorpusStore.makeDirectories(parent)
             try? FileManager.default.removeItem(atPath: temporary)
             try CorpusStore.makeDirectories(temporary)
-            for (i, input) in inputs.enumerated() {
-                try CorpusStore.atomicWrite(input, to: "\(temporary)/\(Self.inputName(i))")
+            for (i, step) in steps.enumerated() {
+                try CorpusStore.atomicWrite(step.bytes ?? [], to: "\(temporary)/\(Self.fileName(i, step))")
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -48,15 +50,30 @@ struct FindingStore {
         try? FileManager.default.removeItem(atPath: folder(dialect: dialect, name: name))
     }
 
-    /// Reads a saved finding's inputs back, in order.
-    static func inputs(in folder: String) -> [[UInt8]] {
-        var inputs: [[UInt8]] = []
-        while let bytes = CorpusStore.readFile("\(folder)/\(inputName(inputs.count))") { inputs.append(bytes) }
-        return inputs
+    /// Reads a saved finding's steps back, in order.
+    static func steps(in folder: String) -> [OTAStep] {
+        var steps: [OTAStep] = []
+        while true {
+            let i = steps.count
+            if let bytes = CorpusStore.readFile("\(folder)/\(fileName(i, .input([])))") {
+                steps.append(.input(bytes))
+            } else if let bytes = CorpusStore.readFile("\(folder)/\(fileName(i, .input([], tester: 2)))") {
+                steps.append(.input(bytes, tester: 2))
+            } else if let tester = [1, 2].first(where: { CorpusStore.readFile("\(folder)/\(fileName(i, .relink(tester: $0)))") != nil }) {
+                steps.append(.relink(tester: tester))
+            } else {
+                return steps
+            }
+        }
     }
 
-    static func inputName(_ index: Int) -> String {
+    static func fileName(_ index: Int, _ step: OTAStep) -> String {
         let digits = String(index)
-        return "input-\(String(repeating: "0", count: max(0, 3 - digits.count)))\(digits).bin"
+        let number = "input-\(String(repeating: "0", count: max(0, 3 - digits.count)))\(digits)"
+        switch step {
+        case .input(_, 1): return number + ".bin"
+        case .input(_, let tester): return number + "-T\(tester).bin"
+        case .relink(let tester): return number + "-relink-T\(tester)"
+        }
     }
 }

@@ -80,22 +80,29 @@ final class FuzzedDUT {
         self.livenessSequence = livenessSequence
     }
 
-    /// Inputs written between two reads of the DUT's outputs within a batch.
+    /// Steps taken between two reads of the DUT's outputs within a batch.
     static let inputsBetweenReads = 16
 
     /// Far above the probe's own counters, which number the seeds' messages.
     static let firstLivenessSequence: UInt64 = 1 << 40
 
-    /// Tester 1 writes each input, then the tester waits the dialect's quiet period so the
-    /// DUT has handled them all (what it sends meanwhile is read and dropped). nil: it took
-    /// them; otherwise how it died on them. An input the link cannot carry (over 512 bytes on
-    /// GATT) is left out, the same way on every replay, and counted in `uncarried`.
-    func write(_ inputs: [[UInt8]]) throws(FuzzStopped) -> DUTDeath? {
+    /// The testers take the steps in order (each input written by its tester; link churn
+    /// applied), then the tester waits the dialect's quiet period so the DUT has handled them
+    /// all (what it sends meanwhile is read and dropped). nil: it took them; otherwise how it
+    /// died on them. An input the link cannot carry (over 512 bytes on GATT) is left out, the
+    /// same way on every replay, and counted in `uncarried`.
+    func write(_ steps: [OTAStep]) throws(FuzzStopped) -> DUTDeath? {
         failedAt = nil
         var index = 0
         let death = try guarded {
-            for input in inputs {
-                do { try context.write(input, from: 1) } catch is CheckNotApplicable { uncarried += 1 }
+            for step in steps {
+                switch step {
+                case .input(let bytes, let tester):
+                    do { try context.write(bytes, from: tester) } catch is CheckNotApplicable { uncarried += 1 }
+                case .relink(let tester):
+                    try context.linkDown(tester)
+                    try context.linkUp(tester)
+                }
                 index += 1
                 // Read what the DUT sent meanwhile (relays on the other links): unread, it
                 // fills a process's stdout pipe or the other adapter's buffers, and a DUT
@@ -104,7 +111,7 @@ final class FuzzedDUT {
             }
             _ = try context.observe(for: context.parameters.quietPeriod)
         }
-        if death != nil { failedAt = min(index, inputs.count - 1) }
+        if death != nil { failedAt = min(index, steps.count - 1) }
         return death
     }
 

@@ -37,6 +37,9 @@ public struct OTAFuzzConfiguration: Sendable {
     /// death's replays have to cover, the DUT's outputs per session (the process driver's
     /// flood bound) and what the session keeps in memory.
     public var inputsPerSession = 4096
+    /// Link churn between inputs (`LinkChurn`): a tester's link dropped and restored, or the
+    /// inputs' link changed, inside batches. `.none` for comparisons with the campaign before.
+    public var linkChurn = LinkChurn()
 
     public init() {}
 }
@@ -128,19 +131,21 @@ public final class OTAFuzzCampaign {
 
         var dut = try startAlive(first: true)
         defer { _ = dut.close() }
-        var history: [[UInt8]] = []
+        var history: [OTAStep] = []
         var batchSize = configuration.batchSize
         while clock.now - started < configuration.maxTime, summary.inputs < (configuration.maxInputs ?? .max) {
             let count = min(batchSize, (configuration.maxInputs ?? .max) - summary.inputs, configuration.inputsPerSession - history.count)
             // A mutant's units (a chunk set, fragments) stay in one batch.
-            let batch = inputs.batch(atLeast: max(1, count), rng: &rng)
+            let inputBatch = inputs.batch(atLeast: max(1, count), rng: &rng)
+            let batch = configuration.linkChurn.steps(inputBatch, rng: &rng)
             let before = history.count
             history += batch
             let uncarried = dut.uncarried
             var death = try dut.write(batch)
             summary.uncarried += dut.uncarried - uncarried
             if death == nil { death = try dut.liveness() }
-            summary.inputs += batch.count
+            summary.inputs += inputBatch.count
+            if batch.contains(where: { if case .input(_, 1) = $0 { false } else { true } }) { summary.churnedBatches += 1 }
             summary.batches += 1
             report(started)
             if let death {
@@ -192,13 +197,13 @@ public final class OTAFuzzCampaign {
     /// (or reconnected and alive) DUTs, minimised, classified, and saved under its signature.
     /// `history` is the session's inputs up to the one the death surfaced on, the last batch
     /// from `batchStart`.
-    private func found(_ death: DUTDeath, history: [[UInt8]], batchStart: Int, diagnostics: String?, at elapsed: Duration) throws(FuzzStopped) {
+    private func found(_ death: DUTDeath, history: [OTAStep], batchStart: Int, diagnostics: String?, at elapsed: Duration) throws(FuzzStopped) {
         let dialect = capabilities.dialect.rawValue
         let batch = Array(history[batchStart...])
-        let rawName = "unminimised-" + CorpusStore.name(of: batch.flatMap { $0 }).prefix(16)
+        let rawName = "unminimised-" + CorpusStore.name(of: Array(batch.map(\.text).joined(separator: " ").utf8)).prefix(16)
         var finding = OTAFinding(dialect: dialect, dut: driver.name, kind: death.kind, reason: death.reason, signature: "",
-                                 sequence: batch.map(Hex.encode), decoderVerdicts: batch.map(verdict),
-                                 originalInputs: batch.count, originalBytes: batch.reduce(0) { $0 + $1.count },
+                                 sequence: batch.map(\.text), decoderVerdicts: batch.map(verdict),
+                                 originalInputs: batch.count, originalBytes: Self.bytes(batch),
                                  reproduction: .notTried, minimised: false, trials: 0, diagnostics: diagnostics, path: "", duplicates: 0,
                                  secondsToFind: elapsed.seconds, inputsToFind: summary.inputs)
         finding.signature = signature(death, finding.decoderVerdicts, minimised: false)
@@ -209,9 +214,9 @@ public final class OTAFuzzCampaign {
             summary.replays += replay.trials
             livenessSequence = replay.livenessSequence
         }
-        let killing: [[UInt8]]
+        let killing: [OTAStep]
         var reproduced = batch
-        let minimal: [[UInt8]]
+        let minimal: [OTAStep]
         do {
             // The input the death surfaced on alone, else the batch up to it, else the
             // session's history: the shortest that kills is bisected to its shortest killing
@@ -242,17 +247,17 @@ public final class OTAFuzzCampaign {
             throw error
         }
         finding.minimised = true
-        finding.sequence = minimal.map(Hex.encode)
+        finding.sequence = minimal.map(\.text)
         finding.decoderVerdicts = minimal.map(verdict)
         finding.originalInputs = reproduced.count
-        finding.originalBytes = reproduced.reduce(0) { $0 + $1.count }
+        finding.originalBytes = Self.bytes(reproduced)
         finding.trials = replay.trials
         finding.signature = signature(death, finding.decoderVerdicts, minimised: true)
         store.remove(dialect: dialect, name: String(rawName))
         if let known = signatures[finding.signature] {
             summary.findings[known].duplicates += 1
             let saved = summary.findings[known]
-            _ = try store.save(FindingStore.inputs(in: saved.path), saved, name: URL(fileURLWithPath: saved.path).lastPathComponent)
+            _ = try store.save(FindingStore.steps(in: saved.path), saved, name: URL(fileURLWithPath: saved.path).lastPathComponent)
             return
         }
         finding.path = try store.save(minimal, finding, name: String(CorpusStore.name(of: Array(finding.signature.utf8)).prefix(16)))
@@ -265,10 +270,13 @@ public final class OTAFuzzCampaign {
         onFinding?(finding)
     }
 
+    static func bytes(_ steps: [OTAStep]) -> Int { steps.reduce(0) { $0 + ($1.bytes?.count ?? 0) } }
+
     /// How the tester reads an input as a unit of the dialect (`DialectProbe.hear`, on a probe
     /// of its own: the reading a DUT's decoder should agree with): "valid", "incomplete" (a
-    /// chunk of a longer message) or the error code.
-    private func verdict(_ input: [UInt8]) -> String {
+    /// chunk of a longer message) or the error code; for link churn, the step (`relink T1`).
+    private func verdict(_ step: OTAStep) -> String {
+        guard case .input(let input, _) = step else { return step.text }
         guard let reader = capabilities.dialect.makeProbe() else { return "?" }
         _ = try? reader.setup(capabilities: capabilities, seed: configuration.seed)
         switch reader.hear(input, on: LinkID(1)) {

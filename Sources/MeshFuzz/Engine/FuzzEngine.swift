@@ -2,7 +2,9 @@ import MeshWire
 
 /// The in-process loop: pick a corpus input, mutate it, run the decoder, judge the outcome,
 /// keep inputs that show a behaviour not seen before: a new outcome feature, or, in a build
-/// with coverage counters (`EdgeCoverage`), a new edge or hit-count bucket. It runs inside a worker process (the
+/// with coverage counters (`EdgeCoverage`), a new edge or hit-count bucket. In a build that
+/// also traces comparisons (`ComparisonLog`), some mutants are followed by inputs that put the
+/// value a comparison wanted where the input held the other (`InputToState`). It runs inside a worker process (the
 /// decoder may trap or hang: the supervisor outside watches for that), or directly in tests
 /// with decoders that cannot.
 public struct FuzzEngine {
@@ -32,9 +34,20 @@ public struct FuzzEngine {
     public let coverage = EdgeCoverage.isEnabled
     /// Inputs kept for new edges alone: their outcome showed nothing new.
     public private(set) var keptForEdgesOnly = 0
+    /// Whether comparison operands are part of the feedback (`ComparisonLog.isEnabled`).
+    public let comparisons: Bool
+    /// Inputs made from comparisons (`InputToState`) and run, and those kept as new behaviour.
+    public private(set) var comparisonInputs = 0
+    public private(set) var keptFromComparisons = 0
+    /// One mutant in this many is followed by input-to-state candidates: they cost a scan of
+    /// the log over the input and an execution each, and most mutants fail the same checks as
+    /// their parent did.
+    static let comparisonFollowUpEvery = 4
+    static let candidatesPerFollowUp = 2
 
-    public init(target: FuzzTarget, seed: UInt64, maxLength: Int = 4096) {
+    public init(target: FuzzTarget, seed: UInt64, maxLength: Int = 4096, comparisonFeedback: Bool = ComparisonLog.isEnabled) {
         self.target = target
+        comparisons = comparisonFeedback
         mutator = Mutator(target: target, maxLength: maxLength)
         rng = FuzzRandom(seed: seed)
     }
@@ -63,12 +76,26 @@ public struct FuzzEngine {
     /// between calls (progress, stop conditions, other workers' inputs).
     public mutating func fuzz(_ count: Int, events: Events) {
         if corpus.isEmpty { admit([[]], events: events) }
+        // The log is process-wide: only an engine that reads it turns it on.
+        if comparisons { ComparisonLog.enable(true) }
+        defer { if comparisons { ComparisonLog.enable(false) } }
         for _ in 0..<count {
             let parent = corpus[rng.below(corpus.count)]
             let other = corpus[rng.below(corpus.count)]
             let (input, kinds) = mutator.mutate(parent, other: other, rng: &rng)
             _ = runOne(input, kinds: kinds, events: events, persist: true)
+            if comparisons, rng.oneIn(Self.comparisonFollowUpEvery) { followComparisons(of: input, events: events) }
             if executions % 4096 == 0 { mutator.schedule.recompute() }
+        }
+    }
+
+    /// Runs the input-to-state candidates of the execution just made (its comparison log).
+    private mutating func followComparisons(of input: [UInt8], events: Events) {
+        let pairs = ComparisonLog.pairs
+        guard !pairs.isEmpty else { return }
+        for candidate in InputToState.candidates(input, pairs: pairs, limit: Self.candidatesPerFollowUp, rng: &rng) {
+            comparisonInputs += 1
+            if runOne(candidate, kinds: [], events: events, persist: true) { keptFromComparisons += 1 }
         }
     }
 
@@ -76,6 +103,7 @@ public struct FuzzEngine {
         events.willExecute(input)
         executions += 1
         if coverage { EdgeCoverage.reset() }
+        if comparisons { ComparisonLog.reset() }
         let (outcome, failure) = execute(input)
         let newEdges = coverage && EdgeCoverage.collectNew() > 0
         var fresh = false

@@ -162,7 +162,8 @@ public enum FieldMutation {
     static func binarySites(_ bytes: [UInt8], slots: [BinarySlot], tokens: FieldTokens, prefix: String) -> [FieldSite] {
         var sites: [FieldSite] = []
         for slot in slots where slot.offset + slot.width <= bytes.count {
-            let current = FormatFields.read(bytes, slot.offset, slot.width, bigEndian: slot.bigEndian).map { FieldValue.unsigned(UInt64($0)) }
+            let current = slot.kind == .hexDigits ? hexValue(bytes[slot.offset..<(slot.offset + slot.width)]).map(FieldValue.unsigned)
+                : FormatFields.read(bytes, slot.offset, slot.width, bigEndian: slot.bigEndian).map { FieldValue.unsigned(UInt64($0)) }
             let values = binaryValues(slot).filter { $0 != current }
             sites.append(FieldSite(name: prefix + slot.name, values: values) { v in apply(v, to: slot, in: bytes) })
             if case .nested(let format, let data) = slot.kind {
@@ -183,10 +184,17 @@ public enum FieldMutation {
     }
 
     static func binaryValues(_ slot: BinarySlot) -> [FieldValue] {
-        let max: UInt64 = slot.width >= 8 ? .max : (1 << UInt64(8 * slot.width)) - 1
-        let boundaries = (FieldVocabulary.around(slot.limits).filter { $0 <= max } + FieldVocabulary.unsignedValues(width: slot.width)).map(FieldValue.unsigned)
+        // A hex-digit field holds half a byte per digit.
+        let bytes = slot.kind == .hexDigits ? (slot.width + 1) / 2 : slot.width
+        let max: UInt64 = bytes >= 8 ? .max : (1 << UInt64(8 * bytes)) - 1
+        let sizes = FieldVocabulary.lengths.map(UInt64.init) + FieldVocabulary.around(slot.limits).filter { $0 <= 4096 }
+        if case .implied = slot.kind {
+            var seen = Set<UInt64>()
+            return sizes.filter { seen.insert($0).inserted }.map { FieldValue.resized(Int($0)) }
+        }
+        let boundaries = (FieldVocabulary.around(slot.limits).filter { $0 <= max } + FieldVocabulary.unsignedValues(width: bytes)).map(FieldValue.unsigned)
         switch slot.kind {
-        case .unsigned:
+        case .unsigned, .hexDigits:
             return boundaries
         case .enumeration(let cases):
             // Every value of the page, then its neighbours and the extremes.
@@ -198,15 +206,19 @@ public enum FieldMutation {
             values += (0..<min(8, 8 * slot.width)).map { 1 << UInt64($0) }
             var seen = Set<UInt64>()
             return values.filter { seen.insert($0).inserted }.map(FieldValue.unsigned)
-        case .count, .length, .nested:
+        case .count, .length, .nested, .implied:
             // Resized: the items or bytes behind follow (kept to a few KiB); the others lie.
-            let sizes = FieldVocabulary.lengths.map(UInt64.init) + FieldVocabulary.around(slot.limits).filter { $0 <= 4096 }
             return boundaries + sizes.filter { $0 <= max }.map { FieldValue.resized(Int($0)) }
         }
     }
 
     static func apply(_ value: FieldValue, to slot: BinarySlot, in bytes: [UInt8]) -> [UInt8]? {
         switch value {
+        case .unsigned(let v) where slot.kind == .hexDigits:
+            let digits = Array("0123456789ABCDEF".utf8)
+            var out = bytes
+            for k in 0..<slot.width { out[slot.offset + k] = digits[Int(v >> (4 * UInt64(slot.width - 1 - k)) & 0xF)] }
+            return out
         case .unsigned(let v):
             var out = bytes
             write(v, slot, into: &out)
@@ -224,6 +236,10 @@ public enum FieldMutation {
                 return out
             case .length(let data), .nested(_, let data):
                 return replacing(data, with: cycled(Array(bytes[data]), count: n), lengthAt: slot, in: bytes)
+            case .implied(let data):
+                var out = bytes
+                out.replaceSubrange(data, with: cycled(Array(bytes[data]), count: n))
+                return out
             default:
                 return nil
             }
@@ -241,6 +257,9 @@ public enum FieldMutation {
         write(UInt64(new.count), slot, into: &out)
         return out
     }
+
+    /// The number `text` holds in hexadecimal digits (either case), if it is one.
+    static func hexValue(_ text: ArraySlice<UInt8>) -> UInt64? { UInt64(String(decoding: text, as: UTF8.self), radix: 16) }
 
     static func cycled(_ pattern: [UInt8], count: Int) -> [UInt8] {
         let source = pattern.isEmpty ? [0x41] : pattern

@@ -17,6 +17,11 @@ public struct BinarySlot: Sendable, Hashable {
         /// envelope, a bitchat fragment in a packet), whose length this slot holds: its fields
         /// are mutated inside and this length rewritten, so the outer unit stays valid.
         case nested(FormatID, data: Range<Int>)
+        /// A part whose length no field holds (the unit's size or a delimiter implies it: a
+        /// sealed body's ciphertext, a device name's mesh id): resized only. Width 0.
+        case implied(data: Range<Int>)
+        /// A number written as `width` hexadecimal digits in text (a device name's node id).
+        case hexDigits
     }
 
     public var name: String
@@ -61,7 +66,7 @@ public enum FormatFields {
         "relay.frame-header": .json(["dest": .uuid, "origin": .uuid, "seq": .integer, "ttl": .integer, "via": .uuid]),
         "relay.beacon": .json(["hop": .integer, "origin": .uuid, "seqNo": .integer, "ttl": .integer, "seq": .integer]),
         "relay.ack": .binary { b in b.count >= 8 ? [BinarySlot("seq", 0, 8, bigEndian: true)] : [] },
-        "relay.sealed": .binary { _ in [] },   // nonce | ciphertext | tag: no field holds a number
+        "relay.sealed": .binary(relaySealed),
         // blemesh (docs/dialects/blemesh.md)
         "blemesh.chunk": .json(["messageID": .uuid, "chunkIndex": .bounded([UInt64(MessageChunk.maxTotalChunks)]),
                                 "totalChunks": .bounded([UInt64(MessageChunk.maxTotalChunks)]),
@@ -103,9 +108,8 @@ public enum FormatFields {
             return [le("marker", 0, 1, .enumeration([0xAF])), le("flags", 1, 1, .flags(defined: 0x03)), le("recipient", 2, 4), le("sender", 6, 4),
                     le("counter", 10, 8)]
         },
-        // `PEAT_<mesh>-<%08X>` is advertised text, not a message: no field holds a number.
-        "peat.device-name": .binary { _ in [] },
-    ]
+        "peat.device-name": .binary(peatDeviceName),
+    ].merging(hostParsers) { a, _ in a }
 
     static let blemeshEnvelope: [String: FieldType] = [
         "id": .uuid, "originID": .uuid, "originName": .string, "destinationID": .uuid, "timestamp": .date, "sequenceNumber": .integer,
@@ -129,6 +133,21 @@ public enum FormatFields {
 
     static func le(_ name: String, _ offset: Int, _ width: Int, _ kind: BinarySlot.Kind = .unsigned, limits: [Int] = []) -> BinarySlot {
         BinarySlot(name, offset, width, bigEndian: false, kind, limits: limits.map(UInt64.init))
+    }
+
+    /// nonce 12 | ciphertext n | Poly1305 tag 16 (RELAY-W5): the ciphertext's length is the
+    /// body's less 28; the nonce's ends are numbers like any other (an all-zero nonce).
+    static func relaySealed(_ b: [UInt8]) -> [BinarySlot] {
+        guard b.count >= 28 else { return [] }
+        return [be("nonce[0..<8]", 0, 8), be("nonce[8..<12]", 8, 4), BinarySlot("ciphertext", 12, 0, bigEndian: true, .implied(data: 12..<(b.count - 16)))]
+    }
+
+    /// `PEAT_<meshId>-<nodeId as %08X>` (PEAT-W9): the mesh id is 1 to 15 letters or digits
+    /// (the name at most 29 bytes), the node id the last 8 characters.
+    static func peatDeviceName(_ b: [UInt8]) -> [BinarySlot] {
+        guard b.count >= 15, b.starts(with: Array("PEAT_".utf8)), b[b.count - 9] == UInt8(ascii: "-") else { return [] }
+        return [BinarySlot("meshId", 5, 0, bigEndian: true, .implied(data: 5..<(b.count - 9)), limits: [15]),
+                BinarySlot("nodeId", b.count - 8, 8, bigEndian: true, .hexDigits)]
     }
 
     static func read(_ b: [UInt8], _ offset: Int, _ width: Int, bigEndian: Bool) -> Int? {

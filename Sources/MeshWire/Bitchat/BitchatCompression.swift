@@ -23,6 +23,13 @@ public enum BitchatCompression {
     public static func inflate(
         _ compressed: ArraySlice<UInt8>, originalSize: Int
     ) throws(WireError) -> (payload: [UInt8], format: BitchatCompressionFormat) {
+        try compressed.span.withUnsafeBytes { input throws(WireError) in try inflate(input, originalSize: originalSize) }
+    }
+
+    /// `inflate(_:originalSize:)` over borrowed bytes (a packet's layout reads them in place).
+    static func inflate(
+        _ compressed: UnsafeRawBufferPointer, originalSize: Int
+    ) throws(WireError) -> (payload: [UInt8], format: BitchatCompressionFormat) {
         guard originalSize <= maxOriginalSize else {
             throw WireError(.tooLarge, "original size \(originalSize) is above \(maxOriginalSize)")
         }
@@ -34,9 +41,8 @@ public enum BitchatCompression {
         // One output buffer of exactly the declared size, filled by whichever form inflates.
         var format: BitchatCompressionFormat?
         let payload = [UInt8](unsafeUninitializedCapacity: originalSize) { output, count in
-            compressed.withUnsafeBufferPointer { input in
-                format = BitchatCompressionFormat.allCases.first { inflateExactly(input, into: output, format: $0) }
-            }
+            let input = compressed.assumingMemoryBound(to: UInt8.self)
+            format = BitchatCompressionFormat.allCases.first { inflateExactly(input, into: output, format: $0) }
             count = format == nil ? 0 : originalSize
         }
         guard let format else {

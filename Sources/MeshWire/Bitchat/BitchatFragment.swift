@@ -53,29 +53,54 @@ public struct BitchatFragment: WireFormat, NeutralForm {
     }
 
     public init(decoding bytes: borrowing ArraySlice<UInt8>) throws(WireError) {
-        guard bytes.count >= Self.headerSize else {
-            // Cut short: the reader names the first field that is missing.
-            var r = ByteReader(copy bytes)
-            try r.skip(8)
-            _ = try r.readU16BE()
-            _ = try r.readU16BE()
-            _ = try r.readU8()
-            preconditionFailure("a \(bytes.count)-byte input holds the 13-byte header")
-        }
         // The header is read in place from the borrowed input, and the value's one copy of the
         // slice is its only reference to it: one retain per decode, nothing copied.
+        let layout = try Layout(decoding: bytes.span)
         let start = bytes.startIndex
-        let index = Int(bytes[start + 8]) << 8 | Int(bytes[start + 9])
-        let total = Int(bytes[start + 10]) << 8 | Int(bytes[start + 11])
-        if let problem = Self.indexProblem(index: index, total: total) {
-            throw WireError(.chunkIndexOutOfRange, "BitchatFragment: \(problem)")
-        }
-        self.index = index
-        self.total = total
-        originalType = bytes[start + 12]
-        idEnd = start + 8
-        dataStart = start + Self.headerSize
+        index = layout.index
+        total = layout.total
+        originalType = layout.originalType
+        idEnd = start + layout.fragmentID.upperBound
+        dataStart = start + layout.data.lowerBound
         storage = copy bytes
+    }
+
+    /// A fragment read in place from borrowed bytes: its fields, and where its ID and data lie
+    /// (offsets from the start of the input). The same rules and errors as
+    /// `BitchatFragment(decoding:)`, which is built on it; it holds no reference to the input,
+    /// so a decode costs no retain (for loops that only look at fragments).
+    public struct Layout: Hashable, Sendable {
+        // Four words, so a decode returns it in registers.
+        public var index: Int
+        public var total: Int
+        public var originalType: UInt8
+        /// The input's length: the data runs from the header's end to it.
+        public var count: Int
+        public var fragmentID: Range<Int> { 0..<8 }
+        public var data: Range<Int> { BitchatFragment.headerSize..<count }
+
+        public init(decoding bytes: Span<UInt8>) throws(WireError) {
+            guard bytes.count >= BitchatFragment.headerSize else {
+                // Cut short: the reader names the first field that is missing.
+                try bytes.read { r throws(WireError) in
+                    try r.skip(8)
+                    _ = try r.readU16BE()
+                    _ = try r.readU16BE()
+                    _ = try r.readU8()
+                }
+                preconditionFailure("a \(bytes.count)-byte input holds the 13-byte header")
+            }
+            // The fixed header is read straight from the span (no reader: a fragment is looked
+            // at millions of times a second by a fuzzer or a relay).
+            index = Int(bytes[8]) << 8 | Int(bytes[9])
+            total = Int(bytes[10]) << 8 | Int(bytes[11])
+            // index is 0 or more (two bytes): the test in indexProblem, its text only when thrown.
+            if total < 1 || total > BitchatFragment.maxTotal || index >= total, let problem = BitchatFragment.indexProblem(index: index, total: total) {
+                throw WireError(.chunkIndexOutOfRange, "BitchatFragment: \(problem)")
+            }
+            originalType = bytes[12]
+            count = bytes.count
+        }
     }
 
     // Equal fields, wherever the bytes are stored.

@@ -130,66 +130,107 @@ public struct BitchatPacket: WireFormat, NeutralForm {
     public var isRSR: Bool { flags.contains(.isRSR) }
     public var messageType: BitchatMessageType? { BitchatMessageType(rawValue: type) }
 
-    private static func lengthFieldSize(_ version: UInt8) -> Int { version == 2 ? 4 : 2 }
+    fileprivate static func lengthFieldSize(_ version: UInt8) -> Int { version == 2 ? 4 : 2 }
 
     // MARK: decoding
 
     public init(decoding bytes: borrowing ArraySlice<UInt8>) throws(WireError) {
-        // Every field is read and checked into locals first and the value built once at the
-        // end: a value built early and thrown away on a late error costs a copy.
-        var r = ByteReader(copy bytes)
-        let version = try r.readU8()
-        guard version == 1 || version == 2 else {
-            throw WireError(.unknownType, "version \(version): only 1 and 2 exist")
-        }
-        let type = try r.readU8()
-        let ttl = try r.readU8()
-        let timestamp = try r.readU64BE()
-        let flags = Flags(rawValue: try r.readU8())
-        let payloadLength = version == 2 ? Int(try r.readU32BE()) : Int(try r.readU16BE())
-        // Refused before anything is read or allocated for it (the app does the same).
-        guard payloadLength <= Self.maxPayloadLength else {
-            throw WireError(.tooLarge, "payloadLength \(payloadLength) is above \(Self.maxPayloadLength)")
-        }
-        let sender = try r.readBytes(Self.idSize)
-        let recipient = flags.contains(.hasRecipient) ? try r.readBytes(Self.idSize) : nil
-        var route: ArraySlice<UInt8>?
-        if version == 2, flags.contains(.hasRoute) {
-            let count = Int(try r.readU8())
-            guard count > 0 else {
-                throw WireError(.valueOutOfRange, "route hop count 0 with the route flag set (1...255)")
-            }
-            route = try r.readBytes(count * Self.idSize)
-        }
-        let payload: ArraySlice<UInt8>
-        var compression: Compression?
-        if flags.contains(.isCompressed) {
-            let sizeField = Self.lengthFieldSize(version)
-            guard payloadLength > sizeField else {
-                throw WireError(.lengthMismatch, "compressed payloadLength \(payloadLength) leaves no room after the \(sizeField)-byte original size")
-            }
-            let originalSize = version == 2 ? Int(try r.readU32BE()) : Int(try r.readU16BE())
-            let data = try r.readBytes(payloadLength - sizeField)
-            let (inflated, format) = try BitchatCompression.inflate(data, originalSize: originalSize)
-            payload = inflated[...]
-            compression = Compression(format: format, originalSize: originalSize, dataBytes: data)
+        // The layout reads and checks every field in place; the value then keeps slices of the
+        // input (one retain each) and the inflated payload, nothing else copied.
+        let layout = try Layout(decoding: bytes.span)
+        let start = bytes.startIndex
+        func slice(_ range: Range<Int>) -> ArraySlice<UInt8> { bytes[(start + range.lowerBound)..<(start + range.upperBound)] }
+        version = layout.version
+        type = layout.type
+        ttl = layout.ttl
+        timestamp = layout.timestamp
+        flags = layout.flags
+        padding = layout.padding
+        senderIDBytes = slice(layout.senderID)
+        recipientIDBytes = layout.recipientID.map(slice)
+        routeBytes = layout.route.map(slice)
+        if let inflated = layout.inflated {
+            payloadBytes = inflated.payload[...]
+            compression = Compression(format: inflated.format, originalSize: inflated.payload.count, dataBytes: slice(layout.payload))
         } else {
-            payload = try r.readBytes(payloadLength)
+            payloadBytes = slice(layout.payload)
+            compression = nil
         }
-        let signature = flags.contains(.hasSignature) ? try r.readBytes(Self.signatureSize) : nil
-        let padding = try BitchatPadding.padLength(of: r.readRest(), at: r.offset)
-        self.version = version
-        self.type = type
-        self.ttl = ttl
-        self.timestamp = timestamp
-        self.flags = flags
-        self.padding = padding
-        senderIDBytes = sender
-        recipientIDBytes = recipient
-        routeBytes = route
-        payloadBytes = payload
-        self.compression = compression
-        signatureBytes = signature
+        signatureBytes = layout.signature.map(slice)
+    }
+
+    /// A packet read in place from borrowed bytes: its fields, and where each byte field lies
+    /// (offsets from the start of the input). The same rules and errors as
+    /// `BitchatPacket(decoding:)`, which is built on it. It holds no reference to the input; the
+    /// one allocation is a compressed payload's inflated bytes (BITCHAT-W6 says to inflate).
+    public struct Layout: Hashable, Sendable {
+        public var version: UInt8
+        public var type: UInt8
+        public var ttl: UInt8
+        public var timestamp: UInt64
+        public var flags: Flags
+        public var padding: Int
+        public var senderID: Range<Int>
+        public var recipientID: Range<Int>?
+        /// v2 only: the route's hops, 8 bytes each, back to back.
+        public var route: Range<Int>?
+        /// The payload as on the wire: the compressed data when `inflated` is set.
+        public var payload: Range<Int>
+        public var inflated: Inflated?
+        public var signature: Range<Int>?
+
+        /// A compressed payload, inflated: how it was compressed and what it inflates to.
+        public struct Inflated: Hashable, Sendable {
+            public var format: BitchatCompressionFormat
+            public var payload: [UInt8]
+        }
+
+        public init(decoding bytes: Span<UInt8>) throws(WireError) {
+            self = try bytes.read { r throws(WireError) in try Layout(&r) }
+        }
+
+        private init(_ r: inout BorrowedByteReader) throws(WireError) {
+            version = try r.readU8()
+            guard version == 1 || version == 2 else {
+                throw WireError(.unknownType, "version \(version): only 1 and 2 exist")
+            }
+            type = try r.readU8()
+            ttl = try r.readU8()
+            timestamp = try r.readU64BE()
+            flags = Flags(rawValue: try r.readU8())
+            let payloadLength = version == 2 ? Int(try r.readU32BE()) : Int(try r.readU16BE())
+            // Refused before anything is read or allocated for it (the app does the same).
+            guard payloadLength <= BitchatPacket.maxPayloadLength else {
+                throw WireError(.tooLarge, "payloadLength \(payloadLength) is above \(BitchatPacket.maxPayloadLength)")
+            }
+            senderID = try r.readRange(BitchatPacket.idSize)
+            recipientID = flags.contains(.hasRecipient) ? try r.readRange(BitchatPacket.idSize) : nil
+            route = nil
+            if version == 2, flags.contains(.hasRoute) {
+                let count = Int(try r.readU8())
+                guard count > 0 else {
+                    throw WireError(.valueOutOfRange, "route hop count 0 with the route flag set (1...255)")
+                }
+                route = try r.readRange(count * BitchatPacket.idSize)
+            }
+            inflated = nil
+            if flags.contains(.isCompressed) {
+                let sizeField = BitchatPacket.lengthFieldSize(version)
+                guard payloadLength > sizeField else {
+                    throw WireError(.lengthMismatch, "compressed payloadLength \(payloadLength) leaves no room after the \(sizeField)-byte original size")
+                }
+                let originalSize = version == 2 ? Int(try r.readU32BE()) : Int(try r.readU16BE())
+                payload = try r.readRange(payloadLength - sizeField)
+                let (bytes, format) = try r.withBytes(payload) { data throws(WireError) in
+                    try BitchatCompression.inflate(data, originalSize: originalSize)
+                }
+                inflated = Inflated(format: format, payload: bytes)
+            } else {
+                payload = try r.readRange(payloadLength)
+            }
+            signature = flags.contains(.hasSignature) ? try r.readRange(BitchatPacket.signatureSize) : nil
+            padding = try BitchatPadding.padLength(of: r.readRest(), in: r)
+        }
     }
 
     // MARK: encoding

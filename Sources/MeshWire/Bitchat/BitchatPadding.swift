@@ -15,10 +15,11 @@ public enum BitchatPadding {
     /// What follows a complete frame: nothing, or exactly one PKCS#7 pad. The frame is read
     /// first and only its remainder is looked at (BITCHAT-W7: raw bytes first), so a payload
     /// or signature that happens to end in pad-like bytes is never cut.
-    static func padLength(of rest: ArraySlice<UInt8>, at offset: Int) throws(WireError) -> Int {
-        guard let last = rest.last else { return 0 }
-        guard Int(last) == rest.count, rest.allSatisfy({ $0 == last }) else {
-            throw WireError(.trailingBytes, "\(rest.count) byte(s) after the frame at offset \(offset) are not a PKCS#7 pad")
+    static func padLength(of rest: Range<Int>, in r: BorrowedByteReader) throws(WireError) -> Int {
+        guard let lastIndex = rest.last else { return 0 }
+        let last = r[lastIndex]
+        guard Int(last) == rest.count, rest.allSatisfy({ r[$0] == last }) else {
+            throw WireError(.trailingBytes, "\(rest.count) byte(s) after the frame at offset \(rest.lowerBound) are not a PKCS#7 pad")
         }
         return rest.count
     }

@@ -38,50 +38,102 @@ public struct PeatDocument: WireFormat, NeutralForm {
     }
 
     public init(decoding bytes: borrowing ArraySlice<UInt8>) throws(WireError) {
-        try PeatWire.checkSize(bytes.count, "document")
-        var r = ByteReader(copy bytes)
-        version = try r.readU32LE()
-        // A receiver dispatches on the first byte (PEAT-W1): this document would be read as a frame.
-        guard !PeatWire.frameMarkers.contains(UInt8(truncatingIfNeeded: version)) else {
-            throw WireError(.misplacedMarker, "document version \(version) starts with frame marker 0x\(String(UInt8(truncatingIfNeeded: version), radix: 16))")
+        self = try bytes.span.read { r throws(WireError) in
+            let layout = try Layout(&r)
+            return PeatDocument(
+                version: layout.version, nodeID: layout.nodeID,
+                counters: stride(from: layout.counters.lowerBound, to: layout.counters.upperBound, by: Self.entrySize).map { at in
+                    Counter(node: r.u32LE(at: at), count: r.u64LE(at: at + 4))
+                },
+                peripheral: try layout.peripheral.map { range throws(WireError) in
+                    try r.withBytes(range) { raw throws(WireError) in
+                        var section = BorrowedByteReader(raw)
+                        return try PeatPeripheral(&section)
+                    }
+                },
+                emergency: layout.emergency.map { PeatEmergency($0, in: r) },
+                chat: layout.chat.map { r.withBytes($0) { Array($0) } }, trailer: r.withBytes(layout.trailer) { Array($0) })
         }
-        nodeID = try r.readU32LE()
-        let count = try r.readU32LE()
-        guard count <= PeatWire.maxCounterEntries else {
-            throw WireError(.valueOutOfRange, "document num_entries \(count) is above \(PeatWire.maxCounterEntries)")
+    }
+
+    /// A document read in place from borrowed bytes: its fields, and where its counters, acks,
+    /// chat and trailer lie (offsets from the start of the input, every entry checked). The same
+    /// rules and errors as `PeatDocument(decoding:)`, which is built on it; it holds no
+    /// reference to the input and allocates nothing (the value's counter and ack arrays are
+    /// what a decode into `PeatDocument` allocates).
+    public struct Layout: Hashable, Sendable {
+        public var version: UInt32
+        public var nodeID: UInt32
+        /// `entrySize` (12) bytes per entry: node u32, count u64, little-endian.
+        public var counters: Range<Int>
+        public var counterCount: Int { counters.count / PeatDocument.entrySize }
+        /// The peripheral section's bytes, checked: `PeatPeripheral(decoding:)` reads them (a
+        /// peripheral holds a string, and a layout holds no value that needs releasing).
+        public var peripheral: Range<Int>?
+        public var emergency: PeatEmergency.Layout?
+        public var chat: Range<Int>?
+        public var trailer: Range<Int>
+
+        public init(decoding bytes: Span<UInt8>) throws(WireError) {
+            self = try bytes.read { r throws(WireError) in try Layout(&r) }
         }
-        guard r.remaining >= Int(count) * Self.entrySize else {
-            throw .truncated(need: Int(count) * Self.entrySize, have: r.remaining, at: r.offset)
-        }
-        counters = []
-        counters.reserveCapacity(Int(count))
-        for i in 0..<Int(count) {
-            let node = try PeatWire.nonZeroNode(try r.readU32LE(), "document counter[\(i)].node")
-            if let last = counters.last?.node, node <= last {
-                throw WireError(.outOfOrder, "document counter[\(i)].node \(node) does not follow \(last)")
+
+        init(_ r: inout BorrowedByteReader) throws(WireError) {
+            try PeatWire.checkSize(r.count, "document")
+            version = try r.readU32LE()
+            // A receiver dispatches on the first byte (PEAT-W1): this document would be read as a frame.
+            guard !PeatWire.frameMarkers.contains(UInt8(truncatingIfNeeded: version)) else {
+                throw WireError(.misplacedMarker, "document version \(version) starts with frame marker 0x\(String(UInt8(truncatingIfNeeded: version), radix: 16))")
             }
-            counters.append(Counter(node: node, count: try r.readU64LE()))
-        }
-        peripheral = nil
-        emergency = nil
-        chat = nil
-        var lastMarker: UInt8 = 0
-        while let marker = r.peekU8(), (PeatWire.peripheralMarker...PeatWire.chatMarker).contains(marker) {
-            // Sections in the encoder's order, each once: a repeat would silently overwrite.
-            guard marker > lastMarker else {
-                throw WireError(.misplacedMarker, "section 0x\(String(marker, radix: 16)) at offset \(r.offset) repeats or is out of order")
+            nodeID = try r.readU32LE()
+            let count = try r.readU32LE()
+            guard count <= PeatWire.maxCounterEntries else {
+                throw WireError(.valueOutOfRange, "document num_entries \(count) is above \(PeatWire.maxCounterEntries)")
             }
-            lastMarker = marker
-            _ = try r.readU8()
-            try PeatWire.reserved(try r.readU8(), "section 0x\(String(marker, radix: 16))")
-            let data = try r.readBytes(Int(try r.readU16LE()))
-            switch marker {
-            case PeatWire.peripheralMarker: peripheral = try PeatPeripheral(decoding: data)
-            case PeatWire.emergencyMarker: emergency = try PeatEmergency(decoding: data)
-            default: chat = Array(data)
+            guard r.remaining >= Int(count) * PeatDocument.entrySize else {
+                throw .truncated(need: Int(count) * PeatDocument.entrySize, have: r.remaining, at: r.offset)
             }
+            counters = try r.readRange(Int(count) * PeatDocument.entrySize)
+            // Entries in place (their bytes are there: checked above), in order: node 0 first, then order.
+            var last: UInt32 = 0
+            for (i, at) in stride(from: counters.lowerBound, to: counters.upperBound, by: PeatDocument.entrySize).enumerated() {
+                let node = try PeatWire.nonZeroNode(r.u32LE(at: at), "document counter[\(i)].node")
+                if i > 0, node <= last {
+                    throw WireError(.outOfOrder, "document counter[\(i)].node \(node) does not follow \(last)")
+                }
+                last = node
+            }
+            peripheral = nil
+            emergency = nil
+            chat = nil
+            var lastMarker: UInt8 = 0
+            while let marker = r.peekU8(), (PeatWire.peripheralMarker...PeatWire.chatMarker).contains(marker) {
+                // Sections in the encoder's order, each once: a repeat would silently overwrite.
+                guard marker > lastMarker else {
+                    throw WireError(.misplacedMarker, "section 0x\(String(marker, radix: 16)) at offset \(r.offset) repeats or is out of order")
+                }
+                lastMarker = marker
+                _ = try r.readU8()
+                try PeatWire.reserved(try r.readU8(), "section 0x\(String(marker, radix: 16))")
+                let data = try r.readRange(Int(try r.readU16LE()))
+                // A section is decoded on its own bytes: its errors name offsets within it.
+                switch marker {
+                case PeatWire.peripheralMarker:
+                    _ = try r.withBytes(data) { raw throws(WireError) in
+                        var section = BorrowedByteReader(raw)
+                        return try PeatPeripheral(&section)
+                    }
+                    peripheral = data
+                case PeatWire.emergencyMarker:
+                    emergency = try r.withBytes(data) { raw throws(WireError) in
+                        var section = BorrowedByteReader(raw)
+                        return try PeatEmergency.Layout(&section)
+                    }.shifted(by: data.lowerBound)
+                default: chat = data
+                }
+            }
+            trailer = r.readRest()
         }
-        trailer = Array(r.readRest())
     }
 
     public func encoded() -> [UInt8] {

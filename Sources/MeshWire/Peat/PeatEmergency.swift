@@ -20,30 +20,64 @@ public struct PeatEmergency: WireFormat, NeutralForm {
         self.acks = acks
     }
 
-    public init(decoding bytes: ArraySlice<UInt8>) throws(WireError) {
-        var r = ByteReader(bytes)
-        source = try PeatWire.nonZeroNode(try r.readU32LE(), "Emergency.source")
-        timestamp = try PeatWire.timestamp(try r.readU64LE(), "Emergency.timestamp", allowZero: false)
-        let count = try r.readU32LE()
-        // Checked before any entry is read, so a hostile count costs nothing (peat-btle's DoS limit).
-        guard count <= PeatWire.maxEmergencyAcks else {
-            throw WireError(.valueOutOfRange, "Emergency.num_acks \(count) is above \(PeatWire.maxEmergencyAcks)")
-        }
-        guard r.remaining >= Int(count) * Self.ackSize else {
-            throw .truncated(need: Int(count) * Self.ackSize, have: r.remaining, at: r.offset)
-        }
-        acks = []
-        acks.reserveCapacity(Int(count))
-        for i in 0..<Int(count) {
-            let node = try PeatWire.nonZeroNode(try r.readU32LE(), "Emergency.acks[\(i)].node")
-            if let last = acks.last?.node, node <= last {
-                throw WireError(.outOfOrder, "Emergency.acks[\(i)].node \(node) does not follow \(last)")
+    public init(decoding bytes: borrowing ArraySlice<UInt8>) throws(WireError) {
+        try self.init(decoding: bytes.span)
+    }
+
+    /// The same decoder over borrowed bytes.
+    public init(decoding bytes: Span<UInt8>) throws(WireError) {
+        self = try bytes.read { r throws(WireError) in PeatEmergency(try Layout(&r), in: r) }
+    }
+
+    /// An event read in place: its fields and where its acks lie (offsets from the start of the
+    /// input, `ackSize` bytes each, checked). The same rules and errors as
+    /// `PeatEmergency(decoding:)`, which is built on it; holds no reference to the input.
+    public struct Layout: Hashable, Sendable {
+        public var source: UInt32
+        public var timestamp: UInt64
+        public var acks: Range<Int>
+        public var ackCount: Int { acks.count / PeatEmergency.ackSize }
+
+        /// Reads all of `r` (a document's emergency section reads its section this way).
+        init(_ r: inout BorrowedByteReader) throws(WireError) {
+            source = try PeatWire.nonZeroNode(try r.readU32LE(), "Emergency.source")
+            timestamp = try PeatWire.timestamp(try r.readU64LE(), "Emergency.timestamp", allowZero: false)
+            let count = try r.readU32LE()
+            // Checked before any entry is read, so a hostile count costs nothing (peat-btle's DoS limit).
+            guard count <= PeatWire.maxEmergencyAcks else {
+                throw WireError(.valueOutOfRange, "Emergency.num_acks \(count) is above \(PeatWire.maxEmergencyAcks)")
             }
-            let flag = try r.readU8()
-            guard flag <= 1 else { throw WireError(.valueOutOfRange, "Emergency.acks[\(i)].acked is \(flag), must be 0 or 1") }
-            acks.append((node, flag == 1))
+            guard r.remaining >= Int(count) * PeatEmergency.ackSize else {
+                throw .truncated(need: Int(count) * PeatEmergency.ackSize, have: r.remaining, at: r.offset)
+            }
+            acks = r.offset..<r.offset + Int(count) * PeatEmergency.ackSize
+            var last: UInt32?
+            for i in 0..<Int(count) {
+                let node = try PeatWire.nonZeroNode(try r.readU32LE(), "Emergency.acks[\(i)].node")
+                if let last, node <= last {
+                    throw WireError(.outOfOrder, "Emergency.acks[\(i)].node \(node) does not follow \(last)")
+                }
+                last = node
+                let flag = try r.readU8()
+                guard flag <= 1 else { throw WireError(.valueOutOfRange, "Emergency.acks[\(i)].acked is \(flag), must be 0 or 1") }
+            }
+            try r.expectEnd()
         }
-        try r.expectEnd()
+
+        func shifted(by delta: Int) -> Layout {
+            var moved = self
+            moved.acks = (acks.lowerBound + delta)..<(acks.upperBound + delta)
+            return moved
+        }
+    }
+
+    /// The value of a checked layout, its acks read from `r`'s bytes.
+    init(_ layout: Layout, in r: BorrowedByteReader) {
+        source = layout.source
+        timestamp = layout.timestamp
+        acks = stride(from: layout.acks.lowerBound, to: layout.acks.upperBound, by: Self.ackSize).map { at in
+            (node: r.u32LE(at: at), acked: r[at + 4] == 1)
+        }
     }
 
     public func encoded() -> [UInt8] {

@@ -43,18 +43,28 @@ public struct PeatPeripheral: WireFormat, NeutralForm {
     public var location: Location?
     public var hasLocationByte: Bool
 
-    public init(decoding bytes: ArraySlice<UInt8>) throws(WireError) {
-        guard bytes.count >= Self.minimumSize else {
-            throw WireError(.truncated, "peripheral is \(bytes.count) byte(s), at least \(Self.minimumSize) needed")
+    public init(decoding bytes: borrowing ArraySlice<UInt8>) throws(WireError) {
+        try self.init(decoding: bytes.span)
+    }
+
+    /// The same decoder over borrowed bytes. A peripheral holds no reference to its input (the
+    /// callsign, at most 12 bytes, is a small string stored inline), so this decode allocates nothing.
+    public init(decoding bytes: Span<UInt8>) throws(WireError) {
+        self = try bytes.read { r throws(WireError) in try PeatPeripheral(&r) }
+    }
+
+    /// Reads all of `r` (a document's peripheral section reads its section this way).
+    init(_ r: inout BorrowedByteReader) throws(WireError) {
+        guard r.count >= Self.minimumSize else {
+            throw WireError(.truncated, "peripheral is \(r.count) byte(s), at least \(Self.minimumSize) needed")
         }
-        var r = ByteReader(bytes)
         id = try PeatWire.nonZeroNode(try r.readU32LE(), "Peripheral.id")
         parent = try r.readU32LE()
         let k = try r.readU8()
         guard let kind = Kind(rawValue: k) else { throw WireError(.unknownType, "Peripheral.type \(k)") }
         self.kind = kind
-        callsign = try Self.callsign(try r.readBytes(Self.callsignSize))
-        health = try Self.health(try r.readBytes(4))
+        callsign = try r.withBytes(try r.readRange(Self.callsignSize)) { raw throws(WireError) in try Self.callsign(raw) }
+        health = try Self.health(try r.readRange(4), in: r)
         switch try r.readU8() {
         case 0: event = nil
         case 1:
@@ -76,20 +86,25 @@ public struct PeatPeripheral: WireFormat, NeutralForm {
         try r.expectEnd()
     }
 
-    private static func callsign(_ raw: ArraySlice<UInt8>) throws(WireError) -> String {
-        let text = raw.prefix { $0 != 0 }
+    private static func callsign(_ raw: UnsafeRawBufferPointer) throws(WireError) -> String {
+        let end = raw.firstIndex(of: 0) ?? raw.count
         // NUL padding only: a byte after the first NUL would be lost on re-encoding.
-        guard raw.dropFirst(text.count).allSatisfy({ $0 == 0 }) else {
+        guard raw[end...].allSatisfy({ $0 == 0 }) else {
             throw WireError(.valueOutOfRange, "Peripheral.callsign has bytes after its NUL padding")
         }
-        guard let s = String(validating: text, as: UTF8.self) else {
+        // Decoding repairs ill-formed UTF-8 into valid UTF-8, so the text keeps the exact bytes
+        // only when they were well-formed (and this path is not generic, unlike
+        // String(validating:as:), which looked up generic metadata on every decode).
+        let text = UnsafeRawBufferPointer(rebasing: raw[..<end]).assumingMemoryBound(to: UInt8.self)
+        let s = String(decoding: text, as: UTF8.self)
+        guard s.utf8.elementsEqual(text) else {
             throw WireError(.valueOutOfRange, "Peripheral.callsign is not UTF-8")
         }
         return s
     }
 
-    private static func health(_ b: ArraySlice<UInt8>) throws(WireError) -> Health {
-        let battery = b[b.startIndex], activity = b[b.startIndex + 1], alerts = b[b.startIndex + 2], heartRate = b[b.startIndex + 3]
+    private static func health(_ b: Range<Int>, in r: BorrowedByteReader) throws(WireError) -> Health {
+        let battery = r[b.lowerBound], activity = r[b.lowerBound + 1], alerts = r[b.lowerBound + 2], heartRate = r[b.lowerBound + 3]
         guard battery <= 100 else { throw WireError(.valueOutOfRange, "Peripheral.health.battery \(battery) % is above 100") }
         guard activity <= 3 else { throw WireError(.valueOutOfRange, "Peripheral.health.activity \(activity) is not 0...3") }
         guard heartRate == 0 || (20...250).contains(heartRate) else {
@@ -98,7 +113,7 @@ public struct PeatPeripheral: WireFormat, NeutralForm {
         return Health(battery: battery, activity: activity, alerts: alerts, heartRate: heartRate == 0 ? nil : heartRate)
     }
 
-    private static func location(_ r: inout ByteReader) throws(WireError) -> Location {
+    private static func location(_ r: inout BorrowedByteReader) throws(WireError) -> Location {
         let lat = Float(bitPattern: try r.readU32LE()), lon = Float(bitPattern: try r.readU32LE())
         guard lat.isFinite, (-90...90).contains(lat) else { throw WireError(.valueOutOfRange, "Peripheral.location.latitude \(lat)") }
         guard lon.isFinite, (-180...180).contains(lon) else { throw WireError(.valueOutOfRange, "Peripheral.location.longitude \(lon)") }

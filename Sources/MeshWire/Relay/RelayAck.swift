@@ -8,12 +8,18 @@ public struct RelayAck: WireFormat, NeutralForm {
     public init(seq: UInt64) { self.seq = seq }
 
     public init(decoding bytes: borrowing ArraySlice<UInt8>) throws(WireError) {
+        try self.init(decoding: bytes.span)
+    }
+
+    /// The same decoder over borrowed bytes (no reference kept: an ack is one integer).
+    public init(decoding bytes: Span<UInt8>) throws(WireError) {
         // SwiftMeshRelay only checks this length; anything but 8 bytes is not an ack.
         guard bytes.count == Self.size else {
             throw WireError(.lengthMismatch, "ack header is \(bytes.count) byte(s), must be \(Self.size)")
         }
-        var r = ByteReader(copy bytes)
-        seq = try r.readU64BE()
+        var seq: UInt64 = 0
+        for i in 0..<Self.size { seq = seq << 8 | UInt64(bytes[i]) }
+        self.seq = seq
     }
 
     public func encoded() -> [UInt8] {

@@ -1,0 +1,103 @@
+/// `ByteReader`'s reads over bytes the caller lends for the duration of one decode (the memory of
+/// a `Span`, or of an array slice inside `withUnsafeBytes`): no reference to the bytes is held, so
+/// reading costs no retain or release, and byte fields come back as offsets, not slices.
+///
+/// The same checks and errors as `ByteReader`: every read checks the bytes are there first and
+/// throws `truncated` otherwise. Offsets are from the start of the lent bytes. Only the binary
+/// decoders' shared layouts (`BitchatPacket.Layout`, `PeatDocument.Layout`, ...) use it, always
+/// inside the scope that lends the memory.
+struct BorrowedByteReader {
+    private let bytes: UnsafeRawBufferPointer
+    private(set) var offset = 0
+
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    var count: Int { bytes.count }
+    var remaining: Int { bytes.count - offset }
+    var isAtEnd: Bool { offset == bytes.count }
+
+    /// The offsets of the next `count` bytes, consumed.
+    @inline(__always) mutating func readRange(_ count: Int) throws(WireError) -> Range<Int> {
+        guard count >= 0, count <= remaining else { throw .truncated(need: count, have: remaining, at: offset) }
+        defer { offset += count }
+        return offset..<offset + count
+    }
+
+    mutating func skip(_ count: Int) throws(WireError) { _ = try readRange(count) }
+
+    mutating func readRest() -> Range<Int> {
+        defer { offset = bytes.count }
+        return offset..<bytes.count
+    }
+
+    /// The byte at `index` (an offset already read past), unchecked beyond the debug build.
+    subscript(index: Int) -> UInt8 { bytes[index] }
+
+    /// The little-endian integers at an offset already read past (and checked) by a layout.
+    func u32LE(at index: Int) -> UInt32 {
+        precondition(index >= 0 && index + 4 <= bytes.count)
+        return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt32.self))
+    }
+    func u64LE(at index: Int) -> UInt64 {
+        precondition(index >= 0 && index + 8 <= bytes.count)
+        return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+    }
+
+    /// The next byte, not consumed; nil at the end.
+    func peekU8() -> UInt8? { isAtEnd ? nil : bytes[offset] }
+
+    @inline(__always) mutating func readU8() throws(WireError) -> UInt8 {
+        guard remaining >= 1 else { throw .truncated(need: 1, have: 0, at: offset) }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    @inline(__always) mutating func readU16BE() throws(WireError) -> UInt16 { try UInt16(truncatingIfNeeded: readBE(2)) }
+    @inline(__always) mutating func readU32BE() throws(WireError) -> UInt32 { try UInt32(truncatingIfNeeded: readBE(4)) }
+    @inline(__always) mutating func readU64BE() throws(WireError) -> UInt64 { try readBE(8) }
+    @inline(__always) mutating func readU16LE() throws(WireError) -> UInt16 { try UInt16(truncatingIfNeeded: readLE(2)) }
+    @inline(__always) mutating func readU32LE() throws(WireError) -> UInt32 { try UInt32(truncatingIfNeeded: readLE(4)) }
+    @inline(__always) mutating func readU64LE() throws(WireError) -> UInt64 { try readLE(8) }
+
+    @inline(__always)
+    private mutating func readBE(_ width: Int) throws(WireError) -> UInt64 {
+        guard remaining >= width else { throw .truncated(need: width, have: remaining, at: offset) }
+        var value: UInt64 = 0
+        for i in offset..<offset + width { value = value << 8 | UInt64(bytes[i]) }
+        offset += width
+        return value
+    }
+
+    @inline(__always)
+    private mutating func readLE(_ width: Int) throws(WireError) -> UInt64 {
+        guard remaining >= width else { throw .truncated(need: width, have: remaining, at: offset) }
+        var value: UInt64 = 0
+        for i in (offset..<offset + width).reversed() { value = value << 8 | UInt64(bytes[i]) }
+        offset += width
+        return value
+    }
+
+    /// Throws `trailingBytes` unless the whole input has been read.
+    func expectEnd() throws(WireError) {
+        guard isAtEnd else {
+            throw WireError(.trailingBytes, "\(remaining) byte(s) after the end at offset \(offset)")
+        }
+    }
+
+    /// The bytes at `range` (offsets already read past), lent to `body`.
+    @inline(__always)
+    func withBytes<R, E: Error>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try body(UnsafeRawBufferPointer(rebasing: bytes[range]))
+    }
+}
+
+extension Span<UInt8> {
+    /// Lends the span's bytes to a `BorrowedByteReader` for one decode.
+    @inline(__always)
+    func read<R>(_ body: (inout BorrowedByteReader) throws(WireError) -> R) throws(WireError) -> R {
+        try withUnsafeBytes { raw throws(WireError) in
+            var reader = BorrowedByteReader(raw)
+            return try body(&reader)
+        }
+    }
+}
