@@ -12,8 +12,8 @@ import Testing
     }
 
     @Test(arguments: cases)
-    func everyMutantFailsSomeCheck(_ dialect: DialectName, _ fault: Fault) {
-        let catching = CatalogTests.mutants.filter { $0.value[dialect]?.contains(fault) ?? false }.map(\.key).sorted()
+    func everyMutantFailsSomeCheck(_ dialect: DialectName, _ fault: Fault) async {
+        let catching = await CatalogTests.mutants.value.filter { $0.value[dialect]?.contains(fault) ?? false }.map(\.key).sorted()
         #expect(!catching.isEmpty, "\(dialect): no check fails mutant \(fault.rawValue) (\(fault.summary))")
     }
 }

@@ -42,8 +42,8 @@ public final class BLEMeshProbe: DialectProbe {
     private static let hearingLimits = ChunkAssembler.Limits(maxInFlight: 64, lifetime: .infinity)
     /// `describe`'s lines for the units the probe built or heard, so the evidence does not
     /// parse every chunk twice; bounded, oldest forgotten first (a ring of keys).
-    private var lines: [[UInt8]: String] = [:]
-    private var lineKeys: [[UInt8]] = []
+    private var lines: [UnitBytes: String] = [:]
+    private var lineKeys: [UnitBytes] = []
     private var nextLineKey = 0
     private static let maxLines = 1024
 
@@ -310,7 +310,7 @@ public final class BLEMeshProbe: DialectProbe {
     /// One line per chunk: messageID (short), index/total, flags, piece size, and the
     /// envelope's summary on the chunk that completes (DUT) or ends (tester) a set.
     public func describe(_ bytes: [UInt8]) -> String {
-        if let line = lines[bytes] { return line }
+        if let line = lines[UnitBytes(bytes)] { return line }
         do { return Self.line(try MessageChunk(decoding: bytes[...])) } catch {
             return "not a chunk (\(error.code.rawValue)) \(bytes.count)B: \(String(decoding: bytes.prefix(48), as: UTF8.self))\(bytes.count > 48 ? "..." : "")"
         }
@@ -321,6 +321,7 @@ public final class BLEMeshProbe: DialectProbe {
     }
 
     private func remember(_ bytes: [UInt8], _ line: String) {
+        let bytes = UnitBytes(bytes)
         if lines[bytes] == nil {
             if lineKeys.count < Self.maxLines {
                 lineKeys.append(bytes)
@@ -391,5 +392,24 @@ extension ChunkAssembler.Rejection {
         case .conflictingPayload: .lengthMismatch
         case .messageTooLarge: .tooLarge
         }
+    }
+}
+
+/// A unit's bytes as a dictionary key hashed and compared in one call each: `[UInt8]`'s own
+/// conformance goes byte by byte through generic code, which in debug builds was a sixth of a
+/// blemesh check's time (every chunk sent and heard is remembered).
+struct UnitBytes: Hashable {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    static func == (a: UnitBytes, b: UnitBytes) -> Bool {
+        guard a.bytes.count == b.bytes.count else { return false }
+        guard !a.bytes.isEmpty else { return true }
+        return a.bytes.withUnsafeBytes { x in b.bytes.withUnsafeBytes { y in memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
     }
 }

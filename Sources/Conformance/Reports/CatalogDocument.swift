@@ -10,13 +10,7 @@ public enum CatalogDocument {
 
     /// For each check and each dialect it applies to, the mutants that FAIL it.
     public static func mutantTable(_ catalog: [Check] = Catalog.all) -> [String: [DialectName: [Fault]]] {
-        var table: [String: [DialectName: [Fault]]] = [:]
-        for check in catalog {
-            for d in DialectName.allCases where check.dialects.contains(d) {
-                table[check.id, default: [:]][d] = MutantTable.mutants(failing: check, dialect: d)
-            }
-        }
-        return table
+        MutantTable.table(catalog)
     }
 
     public static func markdown(_ catalog: [Check], mutants table: [String: [DialectName: [Fault]]]) -> String {

@@ -3,39 +3,65 @@
 /// Bounded: recursion stops at `maxDepth` (`tooDeep`), nothing is allocated beyond what the
 /// input holds. Precise: input that ends mid-value is `truncated` (the usual symptom of an
 /// MTU cut), wrong bytes are `badJSON`, a repeated key is `duplicateKey`.
+///
+/// It reads one buffer pointer taken once per document: every decoder of a JSON dialect and
+/// every node runs through here per byte, and a parser holding an `ArraySlice` retained and
+/// released it on every byte read in debug builds (`swift test`, the reference node's runs),
+/// which was a quarter of a conformance run's time (docs/performance.md, "Test time").
 public struct JSONParser {
     /// Deeper than any message of any dialect; deep enough to never reject a real one.
     public static let maxDepth = 32
 
-    private let bytes: ArraySlice<UInt8>
-    private var index: Int
+    /// Objects up to this many members find a repeated key by comparing with the members read
+    /// so far (no hashing, no allocation); larger ones use a set.
+    private static let linearKeyCheck = 16
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    /// Also the offset the errors give: the buffer starts at the document's first byte.
+    private var index = 0
     private var depth = 0
 
+    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
     public static func parse(_ bytes: ArraySlice<UInt8>) throws(WireError) -> JSONValue {
-        var parser = JSONParser(bytes: bytes, index: bytes.startIndex)
-        parser.skipWhitespace()
-        let value = try parser.parseValue()
-        parser.skipWhitespace()
-        guard parser.index == bytes.endIndex else { throw parser.fail("unexpected byte after the JSON value") }
-        return value
+        try bytes.withUnsafeBufferPointer { buffer throws(WireError) in
+            var parser = JSONParser(bytes: buffer)
+            return try parser.parseDocument()
+        }
     }
 
     public static func parse(_ text: String) throws(WireError) -> JSONValue {
         try parse(Array(text.utf8)[...])
     }
 
-    private var offset: Int { index - bytes.startIndex }
-
-    private func fail(_ why: String) -> WireError {
-        index == bytes.endIndex
-            ? WireError(.truncated, "JSON ends at offset \(offset): \(why)")
-            : WireError(.badJSON, "\(why) at offset \(offset)")
+    private mutating func parseDocument() throws(WireError) -> JSONValue {
+        skipWhitespace()
+        let value = try parseValue()
+        skipWhitespace()
+        guard index == bytes.count else { throw fail("unexpected byte after the JSON value") }
+        return value
     }
 
-    private func peek() -> UInt8? { index < bytes.endIndex ? bytes[index] : nil }
+    private func fail(_ why: String) -> WireError {
+        index == bytes.count
+            ? WireError(.truncated, "JSON ends at offset \(index): \(why)")
+            : WireError(.badJSON, "\(why) at offset \(index)")
+    }
+
+    private func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    /// The bytes from `start` to the current index.
+    private func text(from start: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[start..<index])
+    }
 
     private mutating func skipWhitespace() {
-        while let c = peek(), c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09 { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0a, 0x0d, 0x09: index += 1
+            default: return
+            }
+        }
     }
 
     private mutating func expect(_ literal: StaticString) throws(WireError) {
@@ -62,7 +88,7 @@ public struct JSONParser {
     private mutating func enter() throws(WireError) {
         depth += 1
         guard depth <= Self.maxDepth else {
-            throw WireError(.tooDeep, "nesting deeper than \(Self.maxDepth) at offset \(offset)")
+            throw WireError(.tooDeep, "nesting deeper than \(Self.maxDepth) at offset \(index)")
         }
     }
 
@@ -70,27 +96,29 @@ public struct JSONParser {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var members: [JSONObject.Member] = []
-        var seen = Set<String>()
+        var object = JSONObject()
+        var seen: Set<String>? = nil
         skipWhitespace()
-        if peek() == UInt8(ascii: "}") { index += 1; return .object(JSONObject(members)) }
+        if peek() == UInt8(ascii: "}") { index += 1; return .object(object) }
         while true {
             skipWhitespace()
             guard peek() == UInt8(ascii: "\"") else { throw fail("expected a key") }
-            let keyOffset = offset
+            let keyOffset = index
             let key = try parseString()
-            guard seen.insert(key).inserted else {
+            if object.members.count == Self.linearKeyCheck { seen = Set(object.keys) }
+            let repeated = seen == nil ? object.index(of: key) != nil : !seen!.insert(key).inserted
+            guard !repeated else {
                 throw WireError(.duplicateKey, "key \"\(key)\" repeated at offset \(keyOffset)")
             }
             skipWhitespace()
             guard peek() == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
             skipWhitespace()
-            members.append(.init(key: key, value: try parseValue()))
+            object.members.append(.init(key: key, value: try parseValue()))
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(JSONObject(members))
+            case UInt8(ascii: "}"): index += 1; return .object(object)
             default: throw fail("expected ',' or '}'")
             }
         }
@@ -117,6 +145,7 @@ public struct JSONParser {
 
     private mutating func parseNumber() throws(WireError) -> String {
         let start = index
+        var exponent = false
         if peek() == UInt8(ascii: "-") { index += 1 }
         guard let first = peek(), isDigit(first) else { throw fail("expected a digit") }
         index += 1
@@ -127,41 +156,47 @@ public struct JSONParser {
             skipDigits()
         }
         if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            exponent = true
             index += 1
             if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
             guard let d = peek(), isDigit(d) else { throw fail("expected a digit in the exponent") }
             skipDigits()
         }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        let text = String(decoding: text(from: start), as: UTF8.self)
         // Foundation, and so every app, refuses the whole message when any number in it
         // overflows a Double, whatever its key (docs/vectors.md, "JSON numbers").
-        if index - start > 308 || bytes[start..<index].contains(where: { $0 | 0x20 == UInt8(ascii: "e") }),
-           let d = Double(text), d.isInfinite {
-            throw WireError(.valueOutOfRange, "number \(text.prefix(24)) at offset \(start - bytes.startIndex) overflows a Double")
+        if index - start > 308 || exponent, let d = Double(text), d.isInfinite {
+            throw WireError(.valueOutOfRange, "number \(text.prefix(24)) at offset \(start) overflows a Double")
         }
         return text
     }
 
     private func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
-    private mutating func skipDigits() { while let c = peek(), isDigit(c) { index += 1 } }
+    private mutating func skipDigits() { while index < bytes.count, isDigit(bytes[index]) { index += 1 } }
 
     private mutating func parseString() throws(WireError) -> String {
         index += 1
         let start = index
-        // Fast path: no escapes, so the bytes are the string.
-        while let c = peek(), c != UInt8(ascii: "\""), c != UInt8(ascii: "\\"), c >= 0x20 { index += 1 }
-        if peek() == UInt8(ascii: "\"") {
-            let raw = bytes[start..<index]
+        // Fast path: no escapes, so the bytes are the string; ASCII needs no UTF-8 check.
+        var ascii = true
+        while index < bytes.count {
+            let c = bytes[index]
+            guard c != UInt8(ascii: "\""), c != UInt8(ascii: "\\"), c >= 0x20 else { break }
+            if c >= 0x80 { ascii = false }
             index += 1
-            return try validUTF8(raw)
         }
-        var out = Array(bytes[start..<index])
+        if peek() == UInt8(ascii: "\"") {
+            let raw = text(from: start)
+            index += 1
+            return ascii ? String(decoding: raw, as: UTF8.self) : try validUTF8(raw)
+        }
+        var out = Array(text(from: start))
         while true {
             guard let c = peek() else { throw fail("unterminated string") }
             index += 1
             switch c {
             case UInt8(ascii: "\""):
-                return try validUTF8(out[...])
+                return try out.withUnsafeBufferPointer { raw throws(WireError) in try validUTF8(raw) }
             case UInt8(ascii: "\\"):
                 try parseEscape(into: &out)
             case ..<0x20:
@@ -221,9 +256,9 @@ public struct JSONParser {
         return v
     }
 
-    private func validUTF8(_ raw: ArraySlice<UInt8>) throws(WireError) -> String {
+    private func validUTF8(_ raw: UnsafeBufferPointer<UInt8>) throws(WireError) -> String {
         guard let s = String(validating: raw, as: UTF8.self) else {
-            throw WireError(.badJSON, "string is not valid UTF-8 before offset \(offset)")
+            throw WireError(.badJSON, "string is not valid UTF-8 before offset \(index)")
         }
         return s
     }

@@ -49,7 +49,18 @@ public struct JSONObject: Hashable, Sendable {
     public init(_ members: [Member] = []) { self.members = members }
 
     public subscript(key: String) -> JSONValue? {
-        members.first { $0.key == key }?.value
+        index(of: key).map { members[$0].value }
+    }
+
+    /// Where `key` is, by a plain loop: every field a decoder reads comes through here, and
+    /// `firstIndex(where:)` is generic code that debug builds do not specialise.
+    func index(of key: String) -> Int? {
+        var i = 0
+        while i < members.count {
+            if members[i].key == key { return i }
+            i += 1
+        }
+        return nil
     }
 
     public var keys: [String] { members.map(\.key) }
