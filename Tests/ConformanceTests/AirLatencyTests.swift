@@ -42,6 +42,22 @@ import Testing
         #expect(result.evidence.contains { $0.summary.hasPrefix("over the air: listened 2.0 seconds past the window") })
     }
 
+    /// bitchat's fragment relays (three 504-byte packets per link) came later on the air than
+    /// the single relays earlier checks had measured, and DDP/BV-12 and FRG/BV-05 judged them
+    /// "not relayed once on L2" (ci/radio-stability, 2026-11-26, 1 adapter, load 15): every
+    /// bitchat check that judges a relay waits for it over the air, from its first check on.
+    @Test(arguments: [("DDP/BV-12", Fault.noFragmentDedup), ("FRG/BV-05", .relayToSender), ("RLY/BV-18", .unpadFirst)])
+    func bitchatRelayChecksWaitForLateRelays(_ id: String, _ fault: Fault) throws {
+        let fixed = try #require(Self.run([id], .bitchat, delay: .milliseconds(650), overTheAir: false).first)
+        #expect(fixed.verdict == .fail, "\(id): \(fixed.reason ?? "")")
+        let air = try #require(Self.run([id], .bitchat, delay: .milliseconds(650), overTheAir: true).first)
+        #expect(air.verdict == .pass, "\(id): \(air.reason ?? "")")
+        #expect(air.evidence.contains { $0.summary.hasPrefix("over the air: what the check waits for came") })
+        // The bug the check is for still FAILs behind the slow host.
+        let mutant = try #require(Self.run([id], .bitchat, faults: [fault], delay: .milliseconds(650), overTheAir: true).first)
+        #expect(mutant.verdict == .fail, "\(id) \(fault): \(mutant.reason ?? "")")
+    }
+
     /// Each dialect's whole catalog behind a 650 ms host: over the air no check FAILs the
     /// reference node; lateness it cannot judge is INCONC at most (RLY/BV-02 before any relay
     /// was measured).

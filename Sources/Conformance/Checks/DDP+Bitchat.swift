@@ -11,10 +11,12 @@ extension DDP {
         let probe = try t.probe(BitchatProbe.self)
         // 1. Three testers link to the DUT.
         try t.connect(3)
-        // 2. T1 sends a broadcast's fragments; each is relayed on L2 and L3.
+        // 2. T1 sends a broadcast's fragments; each is relayed on L2 and L3. (Over the air the
+        //    check waits for all six relays: one still coming would be taken for a relay of
+        //    T2's copies.)
         let fragments = probe.fragments(of: try FRG.largeBitchat(t, ttl: 5))
         try FRG.write(t, fragments, from: 1)
-        let first = try t.observe(for: t.parameters.quietPeriod)
+        let first = try t.observe(for: t.parameters.quietPeriod) { RLY.heardAll(fragments, on: [LinkID(2), LinkID(3)], in: $0) }
         for fragment in fragments { try RLY.expectRelayedAsSent(t, fragment, in: first, on: LinkID(2), what: "a fragment") }
         // 3. T2 sends the same fragment packets again, as a neighbour relaying them would.
         try FRG.write(t, fragments, from: 2)

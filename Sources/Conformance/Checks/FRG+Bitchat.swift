@@ -36,7 +36,7 @@ extension FRG {
         t.note("the frame is \(fragments.count) fragments")
         try write(t, fragments, from: 1)
         // 3. Each fragment is relayed once on L2, ttl 4, every other byte as sent; none on L1.
-        let seen = try t.observe(for: t.parameters.quietPeriod)
+        let seen = try t.observe(for: t.parameters.quietPeriod) { RLY.heardAll(fragments, on: [LinkID(2)], in: $0) }
         for fragment in fragments { try RLY.expectRelayedAsSent(t, fragment, in: seen, on: LinkID(2), what: "a fragment") }
         // (The DUT's own packets, such as the announce a bitchat node sends on each new link,
         // are not relays.)

@@ -48,8 +48,24 @@ extension RLY {
             let sent = probe.edited(try t.message(MessageSpec(from: .stranger(1), to: nil, ttl: 5)), edit)
             try t.write(probe.packet(of: sent).encoded(), from: 1, what: "\(what): \(probe.describe(probe.packet(of: sent).encoded()))")
             // 3. Each is relayed on L2 with ttl 4 and every other byte as sent.
-            let seen = try t.observe(for: t.parameters.quietPeriod)
-            try expectRelayedAsSent(t, probe.packet(of: sent), in: seen, on: LinkID(2), what: what)
+            let packet = probe.packet(of: sent)
+            let seen = try t.observe(for: t.parameters.quietPeriod) { heardAll([packet], on: [LinkID(2)], in: $0) }
+            try expectRelayedAsSent(t, packet, in: seen, on: LinkID(2), what: what)
+        }
+    }
+
+    /// Every one of `packets` has been heard on each of `links` (by de-duplication key): what a
+    /// check owes a wait for over the air (`CheckContext.observe(for:awaiting:)`) before it
+    /// judges the relays, so a fan-out that comes late is neither judged missing nor taken for
+    /// an answer to the check's next step.
+    static func heardAll(_ packets: [BitchatPacket], on links: [LinkID], in seen: [Observation]) -> Bool {
+        packets.allSatisfy { packet in
+            links.allSatisfy { link in
+                seen.contains { o in
+                    guard o.link == link, case .bitchat(let p)? = o.message?.value else { return false }
+                    return p.dedupKey == packet.dedupKey
+                }
+            }
         }
     }
 
