@@ -91,7 +91,7 @@ struct RelayEngine: DialectEngine {
         guard !crashed else { return [] }
         switch event {
         case .received(let bytes, let link): return receive(bytes, on: link, at: now)
-        case .linkUp(let link, _): return linkUp(link, at: now)
+        case .linkUp(let link, _, _): return linkUp(link, at: now)
         case .linkDown(let link):
             links.removeAll { $0 == link }
             return []
