@@ -87,6 +87,9 @@ public final class CheckContext {
 
     /// Time since the check started.
     public var elapsed: Duration { session.now - start }
+    /// The DUT's answers take as long as the hosts' load makes them (over the air): a check
+    /// listens for what might come as late as what it has seen came (`observe(for:awaiting:)`).
+    public var latencyVaries: Bool { session.latencyVaries }
 
     /// Time since the DUT's session began: the DUT's clock where the tester gave it an epoch
     /// (a persistent DUT's session spans the whole run).
