@@ -3,13 +3,14 @@
 /// no clock and draws randomness only from its seed, so the same seed and the same events
 /// give the same actions, in unit tests, in the simulator and on a radio alike.
 public struct Node {
-    public let dialect: DialectName
-    public let config: NodeConfig
+    // What every event reads first (a simulated mesh holds thousands of nodes in one array).
     private var engine: any DialectEngine
     /// How often the node sends its background traffic (`chatter`) on every link, besides on
     /// each new link: the `chatty` mutant's 500 ms, or the page's announce period when the node
     /// announces like the apps (`NodeConfig.announces`); nil: it sends none.
     private let chatterPeriod: Duration?
+    public let dialect: DialectName
+    public let config: NodeConfig
     /// The links the background traffic goes to, and whether its timer is set.
     private var chattyLinks: Set<LinkID> = []
     private var chattyTimerSet = false
@@ -40,7 +41,7 @@ public struct Node {
         var actions = engine.handle(event, at: now)
         for case .disconnect(let link) in actions { chattyLinks.remove(link) }
         switch event {
-        case .linkUp(let link, _) where !actions.contains(.disconnect(link)):
+        case .linkUp(let link, _, _) where !actions.contains(.disconnect(link)):
             chattyLinks.insert(link)
             actions += engine.chatter(.linkUp(link), at: now)
             if !chattyTimerSet {

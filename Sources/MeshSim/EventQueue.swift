@@ -11,9 +11,10 @@
 /// current bucket: one heap of all of them missed the cache on nearly every sift step (a
 /// sixth of the run's time).
 ///
-/// Every level holds plain keys (time, sequence, slot); the events themselves, whose receptions
-/// carry byte arrays, wait in `slots`, so moving keys never retains or releases anything.
-/// Keys are unique (the sequence), so the order popped is the same whatever the layout.
+/// Every level holds the events themselves, with their time and sequence: an event is plain
+/// data (a reception names its packet in the simulator's packet table), so moving one never
+/// retains or releases anything, and popping one reads no other memory. Keys are unique (the
+/// sequence), so the order popped is the same whatever the layout.
 struct EventQueue {
     struct Entry {
         var time: Int64
@@ -24,7 +25,7 @@ struct EventQueue {
     struct Key {
         var time: Int64
         var sequence: UInt64
-        var slot: Int32
+        var event: SimEvent
 
         var bucket: Int64 { time >> EventQueue.bucketShift }
     }
@@ -40,23 +41,13 @@ struct EventQueue {
     private var ring: [[Key]] = Array(repeating: [], count: EventQueue.bucketCount)
     private var ringKeys = 0
     private var far = KeyHeap()
-    private var slots: [SimEvent?] = []
-    private var freeSlots: [Int32] = []
     private var nextSequence: UInt64 = 0
 
     var count: Int { current.count + ringKeys + far.count }
     var isEmpty: Bool { count == 0 }
 
     mutating func schedule(_ event: SimEvent, at time: Int64) {
-        let slot: Int32
-        if let free = freeSlots.popLast() {
-            slot = free
-            slots[Int(slot)] = event
-        } else {
-            slot = Int32(slots.count)
-            slots.append(event)
-        }
-        let key = Key(time: time, sequence: nextSequence, slot: slot)
+        let key = Key(time: time, sequence: nextSequence, event: event)
         nextSequence &+= 1
         let bucket = key.bucket
         if bucket <= currentBucket {
@@ -72,9 +63,7 @@ struct EventQueue {
     mutating func popFirst() -> Entry? {
         if current.isEmpty, !advance() { return nil }
         let first = current.pop()
-        let event = slots[Int(first.slot)].take()!
-        freeSlots.append(first.slot)
-        return Entry(time: first.time, sequence: first.sequence, event: event)
+        return Entry(time: first.time, sequence: first.sequence, event: first.event)
     }
 
     private static func ringIndex(_ bucket: Int64) -> Int { Int(bucket & Int64(bucketCount - 1)) }

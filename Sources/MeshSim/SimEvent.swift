@@ -1,11 +1,14 @@
-/// What the simulator's clock can wake up for. Node indices are `Int32` to keep the heap's
-/// entries small: a 10,000-node run holds hundreds of thousands of them.
+/// What the simulator's clock can wake up for: plain data, held in the event queue itself.
+/// Node indices are `Int32` to keep the queue's entries small: a 10,000-node run holds
+/// hundreds of thousands of them.
 enum SimEvent {
     /// A node powers on (first start, or a join after a failure) and learns its live links.
     case start(node: Int32)
-    /// Bytes arrive at `node` on its own link id. `tag` follows the workload message that
-    /// caused the transmission, for duplicate and hop accounting.
-    case receive(node: Int32, link: Int32, bytes: [UInt8], tag: CauseTag)
+    /// The bytes of `packet` (an index in the simulator's packet table, shared by the copies
+    /// one send action puts on several links) arrive at `node` on its own link id, carried by
+    /// `edge` (the link's edge, so the reception need not look it up). `tag` follows the
+    /// workload message that caused the transmission, for duplicate and hop accounting.
+    case receive(node: Int32, link: Int32, edge: Int32, packet: Int32, tag: CauseTag)
     /// A node timer falls due; `token` tells a live timer from a cancelled or replaced one.
     case timer(node: Int32, id: UInt64, token: UInt64)
     /// The workload's message `index` is handed to its origin's app.

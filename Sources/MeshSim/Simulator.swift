@@ -6,6 +6,29 @@ import MeshNode
 /// timer, deliver to the app) and counts what happens (see `SimMetrics` for definitions).
 /// Nodes are sans-IO, so the run is a pure function of the config, the seed and the nodes.
 public final class Simulator<N: SimNode> {
+    public let config: SimConfig
+    private var simulation: SimulationRun<N>
+
+    public init(config: SimConfig, makeNode: @escaping (NodeSpec) -> N) {
+        self.config = config
+        simulation = SimulationRun(config: config, makeNode: makeNode)
+    }
+
+    /// Runs to the end time (or until nothing is left to happen) and returns the metrics.
+    ///
+    /// Specialized for the reference node: callers in other modules (the CLI, the benchmarks)
+    /// reach the generic entry point, which then runs this copy, where every node call, array
+    /// access and copy is direct instead of going through the generic witnesses (a fifth of
+    /// the per-event cost before).
+    @_specialize(where N == Node)
+    public func run() -> SimMetrics { simulation.run() }
+}
+
+/// The simulator's state and rules. A struct, not the class's own properties: every access to
+/// a class's stored property is checked for exclusivity at run time (a call into the runtime
+/// per access, several per event), while a mutating method's accesses to its struct are
+/// checked when compiling.
+struct SimulationRun<N: SimNode> {
     /// One end of an edge as a node sees it; the node's link id is its index in `linkEnds[node]`.
     struct LinkEnd {
         var peer: Int32
@@ -13,19 +36,25 @@ public final class Simulator<N: SimNode> {
         var edge: Int32
     }
 
+    /// What a transmission reads of its edge, 48 bytes (the `LinkProfile` in nanoseconds).
     struct EdgeState {
-        var profile: LinkProfile
         var latency: Int64
         var jitter: Int64
-        /// False once a move took the two nodes out of range.
-        var present: Bool
+        var loss: Double
+        var mtu: Int32
         /// Arrival time of the last transmission in each direction (lower node to higher, then
         /// back): a link delivers in order, so a later send never overtakes an earlier one.
         var lastArrivalUp: Int64 = 0
         var lastArrivalDown: Int64 = 0
     }
 
+    struct TimerKey: Hashable {
+        var node: Int32
+        var id: UInt64
+    }
+
     struct TimerRecord {
+        var node: Int32
         var token: UInt64
         var isRelay: Bool
         var tag: CauseTag
@@ -33,7 +62,7 @@ public final class Simulator<N: SimNode> {
 
     enum CauseKind { case command, received, relayTimer, other }
 
-    public let config: SimConfig
+    let config: SimConfig
     private let makeNode: (NodeSpec) -> N
     private var nodes: [N] = []
     private var alive: [Bool]
@@ -41,9 +70,24 @@ public final class Simulator<N: SimNode> {
     private var addresses: [NodeAddress]
     private var linkEnds: [[LinkEnd]]
     private var edges: [EdgeState] = []
+    /// Per edge, false once a move took the two nodes out of range (or a node dropped it). Apart
+    /// from `edges`: every reception checks it, and 40,000 of them fit in the cache.
+    private var edgePresent: [Bool] = []
     private var positions: [Topology.Point]?
-    private var timers: [[UInt64: TimerRecord]]
+    /// The timers pending, by (node, timer id): one table for the whole mesh, so setting or
+    /// firing one reads its entry, not a per-node dictionary's storage first.
+    private var timers = ProbingTable<TimerKey, TimerRecord>()
     private var queue = EventQueue()
+    /// The bytes of packets in flight, by the index receptions carry, with how many receptions
+    /// still refer to each; a slot is reused once none do. A node relaying to its seven links
+    /// sends one buffer seven times: the seven receptions share one slot.
+    private var packets: [[UInt8]] = []
+    private var packetUses: [Int32] = []
+    private var freePackets: [Int32] = []
+    /// The packet slot of the last buffer sent while handling the current event, and the
+    /// buffer's address: the actions of one event keep their buffers alive, so an address
+    /// seen again within them is the same buffer.
+    private var lastSent: (packet: Int32, address: UnsafeRawPointer)?
     private var random: SimRandom
     private var now: Int64 = 0
     private var nextToken: UInt64 = 0
@@ -58,7 +102,7 @@ public final class Simulator<N: SimNode> {
     private var hops: [Int] = []
     private var metrics = SimMetrics()
 
-    public init(config: SimConfig, makeNode: @escaping (NodeSpec) -> N) {
+    init(config: SimConfig, makeNode: @escaping (NodeSpec) -> N) {
         self.config = config
         self.makeNode = makeNode
         let n = config.topology.nodeCount
@@ -66,7 +110,6 @@ public final class Simulator<N: SimNode> {
         generation = Array(repeating: 0, count: n)
         addresses = (0..<n).map(NodeSpec.address(of:))
         linkEnds = Array(repeating: [], count: n)
-        timers = Array(repeating: [:], count: n)
         positions = config.topology.positions
         random = SimRandom(seed: config.seed)
         let cells = config.workload.messages.count * n
@@ -87,9 +130,11 @@ public final class Simulator<N: SimNode> {
     }
 
     @discardableResult
-    private func addEdge(_ a: Int, _ b: Int, profile: LinkProfile) -> (Int32, Int32) {
+    private mutating func addEdge(_ a: Int, _ b: Int, profile: LinkProfile) -> (Int32, Int32) {
         let edge = Int32(edges.count)
-        edges.append(EdgeState(profile: profile, latency: profile.latency.simNanoseconds, jitter: profile.jitter.simNanoseconds, present: true))
+        edges.append(EdgeState(latency: profile.latency.simNanoseconds, jitter: profile.jitter.simNanoseconds,
+                               loss: profile.loss, mtu: Int32(clamping: profile.mtu)))
+        edgePresent.append(true)
         let linkA = Int32(linkEnds[a].count), linkB = Int32(linkEnds[b].count)
         linkEnds[a].append(LinkEnd(peer: Int32(b), peerLink: linkB, edge: edge))
         linkEnds[b].append(LinkEnd(peer: Int32(a), peerLink: linkA, edge: edge))
@@ -97,13 +142,7 @@ public final class Simulator<N: SimNode> {
     }
 
     /// Runs to the end time (or until nothing is left to happen) and returns the metrics.
-    ///
-    /// Specialized for the reference node: callers in other modules (the CLI, the benchmarks)
-    /// reach the generic entry point, which then runs this copy, where every node call, array
-    /// access and copy is direct instead of going through the generic witnesses (a fifth of
-    /// the per-event cost before).
-    @_specialize(where N == Node)
-    public func run() -> SimMetrics {
+    mutating func run() -> SimMetrics {
         let clock = ContinuousClock()
         let started = clock.now
         let n = config.topology.nodeCount
@@ -125,17 +164,23 @@ public final class Simulator<N: SimNode> {
         return finish(wall: Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18)
     }
 
-    private func dispatch(_ event: SimEvent) {
+    private mutating func dispatch(_ event: SimEvent) {
         switch event {
         case .start(let node):
             let v = Int(node)
             guard alive[v] else { return }
-            for (link, end) in linkEnds[v].enumerated() where edges[Int(end.edge)].present && alive[Int(end.peer)] {
+            for (link, end) in linkEnds[v].enumerated() where edgePresent[Int(end.edge)] && alive[Int(end.peer)] {
                 handle(v, .linkUp(LinkID(link), peer: addresses[Int(end.peer)]), kind: .other, tag: .background)
             }
-        case .receive(let node, let link, let bytes, let tag):
+        case .receive(let node, let link, let edge, let packet, let tag):
+            let bytes = packets[Int(packet)]
+            packetUses[Int(packet)] -= 1
+            if packetUses[Int(packet)] == 0 {
+                packets[Int(packet)] = []
+                freePackets.append(packet)
+            }
             let v = Int(node)
-            guard alive[v], edges[Int(linkEnds[v][Int(link)].edge)].present else {
+            guard alive[v], edgePresent[Int(edge)] else {
                 metrics.droppedInFlight += 1
                 return
             }
@@ -148,8 +193,9 @@ public final class Simulator<N: SimNode> {
             handle(v, .received(bytes, on: LinkID(Int(link))), kind: tag.message >= 0 ? .received : .other, tag: tag)
         case .timer(let node, let id, let token):
             let v = Int(node)
-            guard alive[v], let record = timers[v][id], record.token == token else { return }
-            timers[v][id] = nil
+            let key = TimerKey(node: node, id: id)
+            guard alive[v], let record = timers[key], record.token == token else { return }
+            timers[key] = nil
             handle(v, .timer(TimerID(id)), kind: record.isRelay ? .relayTimer : .other, tag: record.tag)
         case .inject(let index):
             inject(Int(index))
@@ -158,7 +204,7 @@ public final class Simulator<N: SimNode> {
         }
     }
 
-    private func inject(_ index: Int) {
+    private mutating func inject(_ index: Int) {
         let message = config.workload.messages[index]
         metrics.messages += 1
         guard alive[message.origin] else {
@@ -198,7 +244,7 @@ public final class Simulator<N: SimNode> {
         seen[origin] = true
         var stack = [origin]
         while let v = stack.popLast() {
-            for end in linkEnds[v] where edges[Int(end.edge)].present {
+            for end in linkEnds[v] where edgePresent[Int(end.edge)] {
                 let u = Int(end.peer)
                 if alive[u], !seen[u] {
                     seen[u] = true
@@ -211,18 +257,19 @@ public final class Simulator<N: SimNode> {
 
     // MARK: - Carrying out node actions
 
-    private func handle(_ v: Int, _ event: NodeEvent, kind: CauseKind, tag: CauseTag) {
+    private mutating func handle(_ v: Int, _ event: NodeEvent, kind: CauseKind, tag: CauseTag) {
         let traced = tag.message >= 0
         let countCopies = traced && kind == .received
-        let before = countCopies ? nodes[v].counters : NodeCounters()
+        let before = countCopies ? nodes.withUnsafeBufferPointer { $0[v].counters } : NodeCounters()
         let actions = nodes[v].handle(event, at: Instant(nanoseconds: now))
         metrics.nodeEvents += 1
         if countCopies {
-            let after = nodes[v].counters
+            let after = nodes.withUnsafeBufferPointer { $0[v].counters }
             metrics.copiesReceived += after.copiesReceived - before.copiesReceived
             metrics.duplicateCopies += after.duplicateCopies - before.duplicateCopies
         }
         var sent = 0
+        lastSent = nil
         for action in actions {
             switch action {
             case .send(let bytes, let link):
@@ -231,12 +278,17 @@ public final class Simulator<N: SimNode> {
             case .setTimer(let id, let at):
                 nextToken &+= 1
                 let isRelay = traced && kind == .received
-                if let old = timers[v][id.raw], old.isRelay { metrics.relaysCancelled += 1 }
+                let key = TimerKey(node: Int32(v), id: id.raw)
+                if let old = timers[key], old.isRelay { metrics.relaysCancelled += 1 }
                 if isRelay { metrics.relaysScheduled += 1 }
-                timers[v][id.raw] = TimerRecord(token: nextToken, isRelay: isRelay, tag: tag)
+                timers[key] = TimerRecord(node: Int32(v), token: nextToken, isRelay: isRelay, tag: tag)
                 queue.schedule(.timer(node: Int32(v), id: id.raw, token: nextToken), at: max(at.nanoseconds, now))
             case .cancelTimer(let id):
-                if let old = timers[v].removeValue(forKey: id.raw), old.isRelay { metrics.relaysCancelled += 1 }
+                let key = TimerKey(node: Int32(v), id: id.raw)
+                if let old = timers[key] {
+                    timers[key] = nil
+                    if old.isRelay { metrics.relaysCancelled += 1 }
+                }
             case .deliver(let message):
                 recordDelivery(at: v, message, tag: tag)
             case .disconnect(let link):
@@ -253,11 +305,13 @@ public final class Simulator<N: SimNode> {
         if kind == .relayTimer {
             if sent > 0 { metrics.relaysExecuted += 1 } else { metrics.relaysSuppressed += 1 }
         }
-        let state = nodes[v].stateSize.total
+        // Read in place: `nodes[v].stateSize` copies the node out of the array first
+        // (retaining and releasing each of its references).
+        let state = nodes.withUnsafeBufferPointer { $0[v].stateSize.total }
         if state > metrics.peakNodeState { metrics.peakNodeState = state }
     }
 
-    private func transmit(from v: Int, _ bytes: [UInt8], on link: Int, tag: CauseTag) {
+    private mutating func transmit(from v: Int, _ bytes: [UInt8], on link: Int, tag: CauseTag) {
         metrics.transmissions += 1
         if tag.message >= 0 { metrics.messageTransmissions += 1 } else { metrics.backgroundTransmissions += 1 }
         guard link >= 0, link < linkEnds[v].count else {
@@ -265,16 +319,16 @@ public final class Simulator<N: SimNode> {
             return
         }
         let end = linkEnds[v][link]
-        let edge = edges[Int(end.edge)]
-        guard edge.present, alive[Int(end.peer)] else {
+        guard edgePresent[Int(end.edge)], alive[Int(end.peer)] else {
             metrics.sendsOnDownLinks += 1
             return
         }
-        if bytes.count > edge.profile.mtu {
+        let edge = edges[Int(end.edge)]
+        if bytes.count > Int(edge.mtu) {
             metrics.mtuDrops += 1
             return
         }
-        if edge.profile.loss > 0, random.unit() < edge.profile.loss {
+        if edge.loss > 0, random.unit() < edge.loss {
             metrics.lost += 1
             return
         }
@@ -294,23 +348,46 @@ public final class Simulator<N: SimNode> {
             edges[Int(end.edge)].lastArrivalDown = arrival
         }
         let next = CauseTag(message: tag.message, hops: tag.hops + 1)
-        queue.schedule(.receive(node: end.peer, link: end.peerLink, bytes: bytes, tag: next), at: arrival)
+        let packet = packetSlot(for: bytes)
+        queue.schedule(.receive(node: end.peer, link: end.peerLink, edge: end.edge, packet: packet, tag: next), at: arrival)
+    }
+
+    /// The packet table's slot for `bytes`, one more reception counted on it: the slot of the
+    /// event's previous send when it is the same buffer, else a new one.
+    private mutating func packetSlot(for bytes: [UInt8]) -> Int32 {
+        let address = bytes.withUnsafeBufferPointer { $0.baseAddress.map(UnsafeRawPointer.init) }
+        if let address, let last = lastSent, last.address == address {
+            packetUses[Int(last.packet)] += 1
+            return last.packet
+        }
+        let packet: Int32
+        if let free = freePackets.popLast() {
+            packet = free
+            packets[Int(packet)] = bytes
+            packetUses[Int(packet)] = 1
+        } else {
+            packet = Int32(packets.count)
+            packets.append(bytes)
+            packetUses.append(1)
+        }
+        if let address { lastSent = (packet, address) }
+        return packet
     }
 
     /// A node dropped a link (RELAY-R11's eighth neighbour): the edge goes, as a BLE
     /// disconnection does for both ends, and the peer is told. It stays gone until a move
     /// brings the two into range again.
-    private func disconnect(_ v: Int, _ link: Int) {
+    private mutating func disconnect(_ v: Int, _ link: Int) {
         guard link >= 0, link < linkEnds[v].count else { return }
         let end = linkEnds[v][link]
-        guard edges[Int(end.edge)].present else { return }
-        edges[Int(end.edge)].present = false
+        guard edgePresent[Int(end.edge)] else { return }
+        edgePresent[Int(end.edge)] = false
         metrics.disconnects += 1
         let peer = Int(end.peer)
         if alive[peer] { handle(peer, .linkDown(LinkID(Int(end.peerLink))), kind: .other, tag: .background) }
     }
 
-    private func recordDelivery(at v: Int, _ message: AppMessage, tag: CauseTag) {
+    private mutating func recordDelivery(at v: Int, _ message: AppMessage, tag: CauseTag) {
         guard let index = WorkloadPayload.index(of: message.payload), index < injectedAt.count, injectedAt[index] >= 0 else {
             metrics.unknownDeliveries += 1
             return
@@ -333,14 +410,14 @@ public final class Simulator<N: SimNode> {
 
     // MARK: - Churn
 
-    private func apply(_ action: ChurnEvent.Action) {
+    private mutating func apply(_ action: ChurnEvent.Action) {
         switch action {
         case .fail(let v):
             guard v < nodes.count, alive[v] else { return }
             alive[v] = false
-            metrics.relaysDroppedByFailure += timers[v].values.filter(\.isRelay).count
-            timers[v].removeAll()
-            for end in linkEnds[v] where edges[Int(end.edge)].present && alive[Int(end.peer)] {
+            metrics.relaysDroppedByFailure += timers.values.filter { $0.node == Int32(v) && $0.isRelay }.count
+            timers.removeAll { $0.node == Int32(v) }
+            for end in linkEnds[v] where edgePresent[Int(end.edge)] && alive[Int(end.peer)] {
                 handle(Int(end.peer), .linkDown(LinkID(Int(end.peerLink))), kind: .other, tag: .background)
             }
         case .join(let v):
@@ -348,7 +425,7 @@ public final class Simulator<N: SimNode> {
             alive[v] = true
             generation[v] += 1
             nodes[v] = makeNode(spec(for: v))
-            for end in linkEnds[v] where edges[Int(end.edge)].present && alive[Int(end.peer)] {
+            for end in linkEnds[v] where edgePresent[Int(end.edge)] && alive[Int(end.peer)] {
                 handle(Int(end.peer), .linkUp(LinkID(Int(end.peerLink)), peer: addresses[v]), kind: .other, tag: .background)
             }
             dispatch(.start(node: Int32(v)))
@@ -360,13 +437,13 @@ public final class Simulator<N: SimNode> {
             var inRange = Set<Int>()
             for u in 0..<nodes.count where u != v && positions[u].distanceSquared(to: point) <= r2 { inRange.insert(u) }
             var linked = Set<Int>()
-            for (link, end) in linkEnds[v].enumerated() where edges[Int(end.edge)].present {
+            for (link, end) in linkEnds[v].enumerated() where edgePresent[Int(end.edge)] {
                 let u = Int(end.peer)
                 if inRange.contains(u) {
                     linked.insert(u)
                     continue
                 }
-                edges[Int(end.edge)].present = false
+                edgePresent[Int(end.edge)] = false
                 if alive[v] && alive[u] {
                     handle(v, .linkDown(LinkID(link)), kind: .other, tag: .background)
                     handle(u, .linkDown(LinkID(Int(end.peerLink))), kind: .other, tag: .background)
@@ -389,7 +466,7 @@ public final class Simulator<N: SimNode> {
         var m = metrics
         m.label = config.label
         m.nodes = config.topology.nodeCount
-        m.edges = edges.filter(\.present).count
+        m.edges = edgePresent.filter { $0 }.count
         m.averageDegree = m.nodes == 0 ? 0 : Double(2 * m.edges) / Double(m.nodes)
         m.seed = config.seed
         m.deliveryRatio = m.expectedDeliveries == 0 ? 0 : Double(m.delivered) / Double(m.expectedDeliveries)
@@ -397,7 +474,7 @@ public final class Simulator<N: SimNode> {
         m.duplicateRatio = m.copiesReceived == 0 ? 0 : Double(m.duplicateCopies) / Double(m.copiesReceived)
         let sentMessages = m.messages - m.messagesNotSent
         m.transmissionsPerMessage = sentMessages == 0 ? 0 : Double(m.messageTransmissions) / Double(sentMessages)
-        m.relaysPending = timers.reduce(0) { $0 + $1.values.filter(\.isRelay).count }
+        m.relaysPending = timers.values.filter(\.isRelay).count
         m.relayExecutionRatio = m.relaysScheduled == 0 ? 1 : Double(m.relaysExecuted) / Double(m.relaysScheduled)
         let sortedLatency = latencies.sorted()
         m.latencyP50Ms = percentile(sortedLatency, 0.50).map { Double($0) / 1e6 }

@@ -9,7 +9,7 @@ import MeshSim
 // built the way that command builds it, so it can be profiled and rebuilt without the CLI.
 //
 //   swift build -c release --package-path Benchmarks --product SimBeaconRound
-//   Benchmarks/.build/release/SimBeaconRound [--nodes N] [--settle S] [--expect METRICS.json]
+//   Benchmarks/.build/release/SimBeaconRound [--nodes N] [--settle S] [--expect METRICS.json] [--write-json OUT.json]
 //
 // --expect: a `meshconform sim --json` run of the same scenario (from any build): exit status 1
 // unless every count of this run equals it (timing fields aside). Same seed, same counts.
@@ -27,6 +27,11 @@ let config = SimConfig(topology: mesh, workload: workload, seed: seed, settle: .
 var metrics = Simulator(config: config, dialect: .relay, policy: .dialect).run()
 metrics.label = "relay dialect geometric"
 print(metrics.summary)
+
+if let path = option("--write-json") {
+    // The metrics as `meshconform sim --json` writes them: a `--expect` file for later builds.
+    FileManager.default.createFile(atPath: path, contents: Data(metrics.json(includeTiming: true).utf8))
+}
 
 if let expected = option("--expect") {
     guard let data = FileManager.default.contents(atPath: expected),

@@ -4,7 +4,7 @@ import DequeModule
 /// for the other "seen recently" tables (RELAY-R10 lastSeq, BLEMESH-R15 request ids, relay ack
 /// routes). Entries live `retention` after their last insert or update; when more than
 /// `capacity` are held the oldest goes first. Every operation is O(1) amortised: a queue in
-/// insertion order plus a dictionary, expired lazily from the front as time passes.
+/// insertion order plus a hash table, expired lazily from the front as time passes.
 struct DedupCache<Key: Hashable, Value> {
     let capacity: Int
     let retention: Duration
@@ -25,10 +25,11 @@ struct DedupCache<Key: Hashable, Value> {
     }
 
     /// Insertion order. An update re-queues its key, leaving a stale entry whose serial no
-    /// longer matches the dictionary; such entries are skipped (and still count toward
+    /// longer matches the table; such entries are skipped (and still count toward
     /// `capacity`, so the queue stays bounded whatever the update pattern).
     private var order: Deque<(key: Key, stamp: Instant, serial: UInt64)> = []
-    private var slots: [Key: Slot] = [:]
+    /// Key -> value, stamp and serial; a `ProbingTable`, one cache line per lookup.
+    private var slots = ProbingTable<Key, Slot>()
     private var nextSerial: UInt64 = 0
 
     init(capacity: Int, retention: Duration, eviction: Eviction = .oldestFirst) {

@@ -41,8 +41,10 @@ struct RelayScheduler<Key: Hashable> {
         capacity = policy == .probabilistic ? 20 : 1024
     }
 
-    /// Relays and replies waiting for their time.
-    var count: Int { pending.count }
+    /// Relays and replies waiting for their time: `pending.count`, kept here so that reading it
+    /// (the simulator does after every event, for the peak-state metric) does not reach into
+    /// the dictionary's storage, a cache miss per node in a large mesh.
+    private(set) var count = 0
     /// Relays alone waiting (what `capacity` limits).
     var relays: Int { relaysWaiting }
 
@@ -92,7 +94,7 @@ struct RelayScheduler<Key: Hashable> {
     /// The message `key` was heard again: under `.probabilistic` its scheduled relay is cancelled.
     mutating func heardAgain(_ key: Key) -> [NodeAction] {
         guard policy == .probabilistic, let id = byKey.removeValue(forKey: key) else { return [] }
-        pending[id] = nil
+        if pending.removeValue(forKey: id) != nil { count -= 1 }
         relaysWaiting -= 1
         cancelled += 1
         return [.cancelTimer(id)]
@@ -101,6 +103,7 @@ struct RelayScheduler<Key: Hashable> {
     /// A timer fired: the relay's sends if it was one of ours, nil otherwise.
     mutating func fire(_ id: TimerID) -> [NodeAction]? {
         guard let entry = pending.removeValue(forKey: id) else { return nil }
+        count -= 1
         if let key = entry.key { byKey[key] = nil }
         if entry.isRelay {
             relaysWaiting -= 1
@@ -119,12 +122,13 @@ struct RelayScheduler<Key: Hashable> {
             return actions
         }
         if let key, byKey[key] != nil { return [] }   // already waiting to go out
-        guard isRelay ? relaysWaiting < capacity : pending.count - relaysWaiting < replyCapacity else {
+        guard isRelay ? relaysWaiting < capacity : count - relaysWaiting < replyCapacity else {
             if isRelay { dropped += 1 }
             return []
         }
         let id = timers.make()
         pending[id] = Pending(key: key, isRelay: isRelay, actions: actions)
+        count += 1
         if let key { byKey[key] = id }
         if isRelay {
             relaysWaiting += 1

@@ -36,12 +36,29 @@ struct RelayEngine: DialectEngine {
         var created: Instant
     }
 
+    // What a received packet reads first, together at the start of the engine: in a simulated
+    // mesh of thousands of nodes each handled event touches a different node, and every cache
+    // line of the engine it reads is a miss. A duplicate beacon, most of what a node hears,
+    // reads these and its `seen` entry, nothing else.
+    /// What the node holds, counted after every event that may change it (`countState()`).
+    private(set) var stateSize = NodeStateSize()
+    /// Set by a path that returns having changed nothing (a duplicate, a packet on a link not
+    /// ours), so `handle` need not count the state again.
+    private var stateUnchanged = false
+    private var crashed = false
+    /// The links up, ascending (at most 7, RELAY-R11): a sorted array, so relaying to all of
+    /// them needs no sort and no hashing.
+    private var links: [LinkID] = []
+    let nodeID: UUID
+    private let faults: Set<Fault>
+    private var seen: DedupCache<SeenKey, SeenFrame>
+    private var scheduler: RelayScheduler<SeenKey>
+    private(set) var counters = NodeCounters()
+
     let config: NodeConfig
     private var keyring: RelayKeyring
     private var rng: SeededRandom
     private var timers = TimerClock()
-    private var scheduler: RelayScheduler<SeenKey>
-    private var seen: DedupCache<SeenKey, SeenFrame>
     /// seq -> ingress links of the frames with that seq this node relayed (RELAY-R7.2).
     private var ackRoutes: DedupCache<UInt64, [LinkID]>
     /// (seq, link) of acks forwarded in the last second: an ack is forwarded once per link, so
@@ -49,35 +66,31 @@ struct RelayEngine: DialectEngine {
     private var forwardedAcks: DedupCache<ForwardedAck, Void>
     private var lastSeq: DedupCache<UUID, UInt32>
     private var outstanding: [UInt64: Outstanding] = [:]
-    /// The links up, ascending (at most 7, RELAY-R11): a sorted array, so relaying to all of
-    /// them needs no sort and no hashing.
-    private var links: [LinkID] = []
     private var beaconTimer: TimerID?
     private var beaconSeqNo: UInt32 = 0
     private var lastOwnSeq: UInt64 = 0
     /// Wall-clock seconds since 1970 at `Instant.zero`, for `seq` (setting `epoch`).
     private let epoch: Double
-    private var crashed = false
     /// Inputs refused by a decoder or dropped as nonsense (RELAY-R12).
     private(set) var dropped = 0
-    private(set) var counters = NodeCounters()
 
     init(config: NodeConfig, seed: UInt64) {
         self.config = config
         keyring = RelayKeyring(config: config)
+        nodeID = keyring.nodeID
+        faults = config.faults
         rng = SeededRandom(seed: seed)
-        scheduler = RelayScheduler(policy: config.relayPolicy, noJitter: config.faults.contains(.noJitter))
+        scheduler = RelayScheduler(policy: config.relayPolicy, noJitter: faults.contains(.noJitter))
         // Mutants: a cache smaller, or a memory shorter, than RELAY-R3's minimum.
         seen = DedupCache(seenBy: config.faults, capacity: Self.dedupCapacity, retention: Self.retention)
         ackRoutes = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)
         forwardedAcks = DedupCache(capacity: Self.forwardedAckCapacity, retention: Self.ackForwardHold)
         lastSeq = DedupCache(capacity: Self.dedupCapacity, retention: Self.retention)
         epoch = config.dialectSettings["epoch"].flatMap(Double.init) ?? 1_746_230_400
+        stateSize = countState()
     }
 
-    var nodeID: UUID { keyring.nodeID }
-
-    var stateSize: NodeStateSize {
+    private func countState() -> NodeStateSize {
         var size = NodeStateSize()
         size.dedupEntries = seen.footprint + lastSeq.footprint
         size.scheduledRelays = scheduler.relays
@@ -89,15 +102,22 @@ struct RelayEngine: DialectEngine {
 
     mutating func handle(_ event: NodeEvent, at now: Instant) -> [NodeAction] {
         guard !crashed else { return [] }
+        let actions: [NodeAction]
         switch event {
-        case .received(let bytes, let link): return receive(bytes, on: link, at: now)
-        case .linkUp(let link, _): return linkUp(link, at: now)
+        case .received(let bytes, let link): actions = receive(bytes, on: link, at: now)
+        case .linkUp(let link, _, _): actions = linkUp(link, at: now)
         case .linkDown(let link):
             links.removeAll { $0 == link }
-            return []
-        case .timer(let id): return timer(id, at: now)
-        case .command(.send(let payload, let destination)): return originate(payload, to: destination, at: now)
+            actions = []
+        case .timer(let id): actions = timer(id, at: now)
+        case .command(.send(let payload, let destination)): actions = originate(payload, to: destination, at: now)
         }
+        if stateUnchanged {
+            stateUnchanged = false
+        } else {
+            stateSize = countState()
+        }
+        return actions
     }
 
     // MARK: chatty (a positive control)
@@ -109,6 +129,7 @@ struct RelayEngine: DialectEngine {
     /// A beacon of its own on a new link (the next seqNo, RELAY-R9), and on every tick a frame
     /// of its own to a contact out of reach.
     mutating func chatter(_ occasion: ChatterOccasion, at now: Instant) -> [NodeAction] {
+        defer { stateSize = countState() }
         switch occasion {
         case .linkUp(let link):
             beaconSeqNo &+= 1
@@ -125,11 +146,11 @@ struct RelayEngine: DialectEngine {
     private mutating func linkUp(_ link: LinkID, at now: Instant) -> [NodeAction] {
         // RELAY-R11: at most 7 links; one beyond is disconnected (and never used meanwhile).
         // Mutant no-link-limit (app bug 10): takes every link it is offered.
-        guard links.count < Self.maxNeighbours || links.contains(link) || config.faults.contains(.noLinkLimit) else { return [.disconnect(link)] }
+        guard links.count < Self.maxNeighbours || links.contains(link) || faults.contains(.noLinkLimit) else { return [.disconnect(link)] }
         if !links.contains(link) { links.insert(link, at: links.firstIndex { $0 > link } ?? links.endIndex) }
         var actions: [NodeAction] = []
         // RELAY-R9: beacons run while at least one link is up.
-        if beaconTimer == nil, !config.faults.contains(.noBeacon) {
+        if beaconTimer == nil, !faults.contains(.noBeacon) {
             let id = timers.make()
             beaconTimer = id
             actions.append(.setTimer(id, at: now + Self.beaconPeriod))
@@ -138,9 +159,9 @@ struct RelayEngine: DialectEngine {
         // and none more than 300 s after it was made. Mutants (app bug 9): no-retry-expiry
         // resends forever; retry-ttl-decrement lowers the stored frame's ttl by one per resend.
         for (seq, frame) in outstanding.sorted(by: { $0.key < $1.key })
-        where now - frame.created < Self.retention || config.faults.contains(.noRetryExpiry) {
+        where now - frame.created < Self.retention || faults.contains(.noRetryExpiry) {
             var packet = frame.packet
-            if config.faults.contains(.retryTTLDecrement), case .frame(var header, let body)? = try? RelayPacket(decoding: packet[...]), header.ttl > 1 {
+            if faults.contains(.retryTTLDecrement), case .frame(var header, let body)? = try? RelayPacket(decoding: packet[...]), header.ttl > 1 {
                 header.ttl -= 1
                 packet = RelayPacket.frame(header, body: body).encoded()
                 outstanding[seq]?.packet = packet
@@ -154,10 +175,12 @@ struct RelayEngine: DialectEngine {
         // Capturing `links` alone: a method reference such as `filter(isLive)` copies the whole engine.
         if let actions = scheduler.fire(id) {
             let links = links
-            return actions.filter { action in
+            let isLive = { (action: NodeAction) -> Bool in
                 if case .send(_, let link) = action { return links.contains(link) }
                 return true
             }
+            // Usually every link is still up: the same array, no copy.
+            return actions.allSatisfy(isLive) ? actions : actions.filter(isLive)
         }
         guard id == beaconTimer else { return [] }
         guard !links.isEmpty else {
@@ -167,7 +190,7 @@ struct RelayEngine: DialectEngine {
         // RELAY-R9: type 'B', own id, seqNo 1, 2, ..., ttl 8, hop 0, on every link, every 2 s.
         beaconSeqNo &+= 1
         var beacon = RelayPacket.beacon(Beacon(origin: nodeID, seqNo: beaconSeqNo, ttl: Self.defaultTTL, hop: 0)).encoded()
-        if config.faults.contains(.beaconType46) { beacon[0] = 0x46 }   // mutant: the app's type byte
+        if faults.contains(.beaconType46) { beacon[0] = 0x46 }   // mutant: the app's type byte
         seen.insert(.beacon(origin: nodeID, seqNo: beaconSeqNo), value: SeenFrame(ingress: nil, relayed: false), at: now)
         let next = timers.make()
         beaconTimer = next
@@ -204,18 +227,21 @@ struct RelayEngine: DialectEngine {
     // MARK: receiving
 
     private mutating func receive(_ bytes: [UInt8], on link: LinkID, at now: Instant) -> [NodeAction] {
-        guard links.contains(link) else { return [] }   // RELAY-R11: not one of our 7 links
+        guard links.contains(link) else {   // RELAY-R11: not one of our 7 links
+            stateUnchanged = true
+            return []
+        }
         let packet: RelayPacket
         do {
             packet = try decode(bytes)
         } catch {
             // RELAY-R12: a refused packet is dropped and changes no state.
             refuse()
-            if config.faults.contains(.crashOnTruncated), error.code == .truncated { crashed = true }
+            if faults.contains(.crashOnTruncated), error.code == .truncated { crashed = true }
             return []
         }
         // Mutant canonical-only: refuses any encoding but its own (RELAY-W6 says accept them).
-        if config.faults.contains(.canonicalOnly), packet.encoded() != bytes {
+        if faults.contains(.canonicalOnly), packet.encoded() != bytes {
             refuse()
             return []
         }
@@ -225,7 +251,7 @@ struct RelayEngine: DialectEngine {
             if seen.contains(.frame(origin: header.origin, seq: header.seq), at: now) { counters.duplicateCopies += 1 }
             return frame(header, body: body, on: link, at: now)
         case .ack(let ack):
-            let seq = config.faults.contains(.seqViaDouble) ? Self.throughDouble(ack.seq) : ack.seq   // mutant
+            let seq = faults.contains(.seqViaDouble) ? Self.throughDouble(ack.seq) : ack.seq   // mutant
             return ackReceived(seq, on: link, at: now)
         case .beacon(let beacon): return beaconReceived(beacon, on: link, at: now)
         }
@@ -236,7 +262,7 @@ struct RelayEngine: DialectEngine {
             return try RelayPacket(decoding: bytes)
         } catch {
             // Mutant lax-ack (app bug 8): an ack is read from its first 11 bytes, whatever follows.
-            if config.faults.contains(.laxAck), bytes.first == 0x61, bytes.count > 11,
+            if faults.contains(.laxAck), bytes.first == 0x61, bytes.count > 11,
                let ack = try? RelayPacket(decoding: Array(bytes.prefix(11))) { return ack }
             throw error
         }
@@ -244,19 +270,19 @@ struct RelayEngine: DialectEngine {
 
     private mutating func frame(_ header: FrameHeader, body: [UInt8], on link: LinkID, at now: Instant) -> [NodeAction] {
         var header = header
-        if config.faults.contains(.seqViaDouble) { header.seq = Self.throughDouble(header.seq) }   // mutant
+        if faults.contains(.seqViaDouble) { header.seq = Self.throughDouble(header.seq) }   // mutant
         // Mutant dedup-by-origin: one key per origin, so every later message is a false duplicate.
-        let key = SeenKey.frame(origin: header.origin, seq: config.faults.contains(.dedupByOrigin) ? 0 : header.seq)
-        let noDedup = config.faults.contains(.noDedup)
+        let key = SeenKey.frame(origin: header.origin, seq: faults.contains(.dedupByOrigin) ? 0 : header.seq)
+        let noDedup = faults.contains(.noDedup)
         if header.dest == nodeID {
             let actions = frameForMe(header, body: body, key: key, on: link, at: now)
             // Mutant relay-for-me: relays it onward as well (RELAY-R4.3 says never).
-            return config.faults.contains(.relayForMe) ? actions + forward(header, body: body, key: key, on: link, at: now) : actions
+            return faults.contains(.relayForMe) ? actions + forward(header, body: body, key: key, on: link, at: now) : actions
         }
 
         // RELAY-R5.1: its own frame echoed back.
         if header.origin == nodeID {
-            let relaysOwn = config.faults.contains(.noDedup) || config.faults.contains(.relayOwn)
+            let relaysOwn = faults.contains(.noDedup) || faults.contains(.relayOwn)
             return relaysOwn ? forward(header, body: body, key: key, on: link, at: now) : []
         }
         // RELAY-R5.2: a duplicate is dropped (and may cancel a probabilistic relay).
@@ -264,7 +290,7 @@ struct RelayEngine: DialectEngine {
         // RELAY-R5.3: record the key with the ingress link even when the frame is not relayed.
         seen.insert(key, value: SeenFrame(ingress: link, relayed: false), at: now)
         var actions = forward(header, body: body, key: key, on: link, at: now)
-        if config.faults.contains(.ackBroadcast) {
+        if faults.contains(.ackBroadcast) {
             // Mutant: acks frames that are not addressed to it (relay has no broadcast).
             actions += sendAck(header.seq, on: link, at: now)
         }
@@ -273,11 +299,11 @@ struct RelayEngine: DialectEngine {
 
     private mutating func forward(_ header: FrameHeader, body: [UInt8], key: SeenKey, on link: LinkID, at now: Instant) -> [NodeAction] {
         // RELAY-R5.3: ttl <= 1 is the end of the budget.
-        guard header.ttl > 1 || config.faults.contains(.relayTTLOne) else { return [] }
+        guard header.ttl > 1 || faults.contains(.relayTTLOne) else { return [] }
         var relayed = header
         // RELAY-R5.3 / R5.5: ttl - 1, no clamp.
-        if config.faults.contains(.clampTTL) { relayed.ttl = min(relayed.ttl, Self.defaultTTL) }   // mutant
-        if !config.faults.contains(.noTTLDecrement) { relayed.ttl = relayed.ttl == 0 ? 0 : relayed.ttl - 1 }
+        if faults.contains(.clampTTL) { relayed.ttl = min(relayed.ttl, Self.defaultTTL) }   // mutant
+        if !faults.contains(.noTTLDecrement) { relayed.ttl = relayed.ttl == 0 ? 0 : relayed.ttl - 1 }
         // RELAY-R5.4: body byte for byte, header re-encoded (canonical), headerLen recomputed.
         let packet = RelayPacket.frame(relayed, body: body).encoded()
         guard packet.count <= Self.maxPacket else {   // RELAY-G3: never sent, so refused
@@ -285,7 +311,7 @@ struct RelayEngine: DialectEngine {
             return []
         }
         // RELAY-R5.3: every link except the ingress.
-        let actions = sendAll(packet, except: config.faults.contains(.relayToSender) ? nil : link)
+        let actions = sendAll(packet, except: faults.contains(.relayToSender) ? nil : link)
         guard !actions.isEmpty else { return [] }
         // RELAY-R3 / R7.2: remember that it was relayed and where it came from, for the ack.
         seen.update(key, value: SeenFrame(ingress: link, relayed: true), at: now)
@@ -293,14 +319,14 @@ struct RelayEngine: DialectEngine {
         if !back.contains(link), back.count < Self.maxNeighbours + 1 { back.append(link) }
         ackRoutes.update(header.seq, value: back, at: now)
         // RELAY-R6: leaves within the jitter window.
-        return scheduler.relay(actions, key: key, degree: links.count, window: Self.jitter.relays(under: config.faults), now: now, rng: &rng, timers: &timers)
+        return scheduler.relay(actions, key: key, degree: links.count, window: Self.jitter.relays(under: faults), now: now, rng: &rng, timers: &timers)
     }
 
     private mutating func frameForMe(_ header: FrameHeader, body: [UInt8], key: SeenKey, on link: LinkID, at now: Instant) -> [NodeAction] {
         // RELAY-R4.2: a duplicate is not delivered again, but re-acked on this copy's ingress.
-        if !config.faults.contains(.noDedup), seen.contains(key, at: now) {
-            var actions = config.faults.contains(.noReack) ? [] : sendAck(header.seq, on: link, at: now)
-            if config.faults.contains(.doubleDeliver), let message = open(header, body: body) {
+        if !faults.contains(.noDedup), seen.contains(key, at: now) {
+            var actions = faults.contains(.noReack) ? [] : sendAck(header.seq, on: link, at: now)
+            if faults.contains(.doubleDeliver), let message = open(header, body: body) {
                 actions.insert(.deliver(message), at: 0)   // mutant: delivers the duplicate
             }
             return actions
@@ -309,7 +335,7 @@ struct RelayEngine: DialectEngine {
         // otherwise, so a forged copy cannot suppress the genuine one.
         guard let message = open(header, body: body) else {
             // Mutant accept-forged: records the key anyway, so the genuine frame becomes a duplicate.
-            if config.faults.contains(.acceptForged) { seen.insert(key, value: SeenFrame(ingress: link, relayed: false), at: now) }
+            if faults.contains(.acceptForged) { seen.insert(key, value: SeenFrame(ingress: link, relayed: false), at: now) }
             refuse()
             return []
         }
@@ -325,14 +351,14 @@ struct RelayEngine: DialectEngine {
         else { return nil }
         // RELAY-R4.1: the sender named is `origin`.
         // Mutant deliver-as-dest (app bug 11): the app names `dest`, itself, as the sender.
-        let sender = config.faults.contains(.deliverAsDest) ? header.dest : header.origin
+        let sender = faults.contains(.deliverAsDest) ? header.dest : header.origin
         return AppMessage(origin: NodeAddress(sender), destination: NodeAddress(header.dest), payload: plaintext, messageID: String(header.seq))
     }
 
     /// RELAY-R7.1: the ack, `61 00 08 <seq>`, on the ingress link, within the jitter window.
     private mutating func sendAck(_ seq: UInt64, on link: LinkID, at now: Instant) -> [NodeAction] {
-        guard !config.faults.contains(.noAck) else { return [] }
-        let id = config.faults.contains(.ackWrongID) ? seq ^ 1 : seq   // mutant: wrong identifier
+        guard !faults.contains(.noAck) else { return [] }
+        let id = faults.contains(.ackWrongID) ? seq ^ 1 : seq   // mutant: wrong identifier
         let ack = RelayPacket.ack(RelayAck(seq: id)).encoded()
         return scheduler.reply([.send(ack, on: link)], window: Self.jitter, now: now, rng: &rng, timers: &timers)
     }
@@ -340,13 +366,13 @@ struct RelayEngine: DialectEngine {
     private mutating func ackReceived(_ seq: UInt64, on link: LinkID, at now: Instant) -> [NodeAction] {
         // RELAY-R7.3: our own frame is delivered; stop retransmitting, tell the app (the id is
         // the seq as text, as AppMessage.messageID spells it), do not forward.
-        if !config.faults.contains(.ignoreOwnAcks), outstanding.removeValue(forKey: seq) != nil {
+        if !faults.contains(.ignoreOwnAcks), outstanding.removeValue(forKey: seq) != nil {
             return [.acknowledged(messageID: String(seq))]
         }
         // RELAY-R7.2: back along the ingress links of the frames we relayed with that seq;
         // no match: drop (RELAY-R12).
-        guard !config.faults.contains(.dropForeignAcks), let back = ackRoutes.value(for: seq, at: now) else {
-            if config.faults.contains(.floodAcks) {   // mutant: floods what it cannot route
+        guard !faults.contains(.dropForeignAcks), let back = ackRoutes.value(for: seq, at: now) else {
+            if faults.contains(.floodAcks) {   // mutant: floods what it cannot route
                 let ack = RelayPacket.ack(RelayAck(seq: seq)).encoded()
                 return scheduler.reply(sendAll(ack, except: link), window: Self.jitter, now: now, rng: &rng, timers: &timers)
             }
@@ -362,29 +388,40 @@ struct RelayEngine: DialectEngine {
 
     private mutating func beaconReceived(_ beacon: Beacon, on link: LinkID, at now: Instant) -> [NodeAction] {
         // RELAY-R10.1: its own beacon.
-        guard beacon.origin != nodeID || config.faults.contains(.relayOwn) else { return [] }
+        guard beacon.origin != nodeID || faults.contains(.relayOwn) else {
+            stateUnchanged = true
+            return []
+        }
         let key = SeenKey.beacon(origin: beacon.origin, seqNo: beacon.seqNo)
         // RELAY-R10.2: duplicate by cache or by lastSeq (forgotten 300 s after its last update).
-        if !config.faults.contains(.noDedup) {
-            if seen.contains(key, at: now) { return scheduler.heardAgain(key) }
-            if let last = lastSeq.value(for: beacon.origin, at: now), last >= beacon.seqNo { return [] }
+        if !faults.contains(.noDedup) {
+            if seen.contains(key, at: now) {
+                let actions = scheduler.heardAgain(key)
+                stateUnchanged = actions.isEmpty   // else a relay was cancelled
+                return actions
+            }
+            if let last = lastSeq.value(for: beacon.origin, at: now), last >= beacon.seqNo {
+                stateUnchanged = true
+                return []
+            }
         }
         // RELAY-R10.3: record it.
         seen.insert(key, value: SeenFrame(ingress: link, relayed: false), at: now)
         lastSeq.update(beacon.origin, value: beacon.seqNo, at: now)
         // Mutant ack-beacons: acks it as if it were a frame (RELAY-R10.5 says never).
-        let ack = config.faults.contains(.ackBeacons) ? sendAck(UInt64(beacon.seqNo), on: link, at: now) : []
+        let ack = faults.contains(.ackBeacons) ? sendAck(UInt64(beacon.seqNo), on: link, at: now) : []
         // RELAY-R10.4: rebroadcast while ttl > 1 and hop < 255, with ttl - 1 and hop + 1.
-        guard !config.faults.contains(.noBeaconRelay),
-              beacon.ttl > 1 || config.faults.contains(.relayTTLOne),
-              beacon.hop < 255 || config.faults.contains(.relayHop255) else { return ack }
+        guard !faults.contains(.noBeaconRelay),
+              beacon.ttl > 1 || faults.contains(.relayTTLOne),
+              beacon.hop < 255 || faults.contains(.relayHop255) else { return ack }
         var relayed = beacon
-        if !config.faults.contains(.noTTLDecrement) { relayed.ttl = beacon.ttl == 0 ? 0 : beacon.ttl - 1 }
+        if !faults.contains(.noTTLDecrement) { relayed.ttl = beacon.ttl == 0 ? 0 : beacon.ttl - 1 }
         relayed.hop = beacon.hop &+ 1
         let packet = RelayPacket.beacon(relayed).encoded()
-        let sends = sendAll(packet, except: config.faults.contains(.relayToSender) ? nil : link)
+        let sends = sendAll(packet, except: faults.contains(.relayToSender) ? nil : link)
         // RELAY-R10.5: never delivered, never acked.
-        return ack + scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: config.faults), now: now, rng: &rng, timers: &timers)
+        let relay = scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: faults), now: now, rng: &rng, timers: &timers)
+        return ack.isEmpty ? relay : ack + relay
     }
 
 
@@ -392,7 +429,7 @@ struct RelayEngine: DialectEngine {
     /// crash-on-refused mutant stops answering instead.
     private mutating func refuse() {
         dropped += 1
-        if config.faults.contains(.crashOnRefused) { crashed = true }
+        if faults.contains(.crashOnRefused) { crashed = true }
     }
 
     /// The seq-via-double mutant (relay app bug 12): a reader that goes through a Double.

@@ -47,16 +47,21 @@ public struct Beacon: WireFormat, NeutralForm {
     public func encoded() -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(80)
+        append(to: &out)
+        return out
+    }
+
+    /// `encoded()` appended to `out` (a packet's header, written in the packet's own buffer).
+    func append(to out: inout [UInt8]) {
         out += #"{"hop":"#.utf8
         out += String(hop).utf8
         out += #","origin":""#.utf8
-        out += UUIDText.format(origin).utf8
+        UUIDText.append(origin, to: &out)
         out += #"","seqNo":"#.utf8
         out += String(seqNo).utf8
         out += #","ttl":"#.utf8
         out += String(ttl).utf8
         out.append(UInt8(ascii: "}"))
-        return out
     }
 
     /// The beacon when `bytes` are exactly a canonical encoding (`encoded()`'s layout, the UUID

@@ -61,6 +61,16 @@ public enum RelayPacket: WireFormat, NeutralForm {
     }
 
     public func encoded() -> [UInt8] {
+        if case .beacon(let beacon) = self {
+            // Most packets a node sends are beacons: header written in place, one buffer.
+            var out: [UInt8] = [Kind.beacon.rawValue, 0, 0]
+            out.reserveCapacity(84)
+            beacon.append(to: &out)
+            let length = out.count - 3
+            out[1] = UInt8(truncatingIfNeeded: length >> 8)
+            out[2] = UInt8(truncatingIfNeeded: length)
+            return out
+        }
         let (header, body): ([UInt8], [UInt8]) = switch self {
         case .frame(let h, let body): (h.encoded(), body)
         case .ack(let a): (a.encoded(), [])
