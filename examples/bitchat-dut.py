@@ -198,7 +198,7 @@ class BitchatNode:
     def now_ms(self):
         return self.epoch_ms + int(self.clock.now() * 1000)
 
-    def link_up(self, link, peer):
+    def link_up(self, link, peer, _max_unit=None):
         if link not in self.links and len(self.links) >= MAX_LINKS:
             emit(type="disconnect", link=link)
             return

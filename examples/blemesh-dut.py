@@ -238,13 +238,19 @@ def decode_control(raw):
     return kind, inner
 
 
-def chunks(message_id, envelope_bytes):
-    """BLEMESH-R3: 162-byte pieces, flags 0x01 on the first and 0x02 on the last."""
-    pieces = [envelope_bytes[i:i + CHUNK_PAYLOAD] for i in range(0, len(envelope_bytes), CHUNK_PAYLOAD)] or [b""]
-    total = len(pieces)
-    return [canonical({"messageID": message_id, "chunkIndex": i, "totalChunks": total,
-                       "flags": (1 if i == 0 else 0) | (2 if i == total - 1 else 0),
-                       "payload": base64.b64encode(piece).decode()}) for i, piece in enumerate(pieces)]
+def chunks(message_id, envelope_bytes, limit=CHUNK_MAX):
+    """BLEMESH-R3: pieces of at most 162 bytes, flags 0x01 on the first and 0x02 on the last;
+    on a link that carries at most `limit` bytes a unit (BLEMESH-G3: a notification fits
+    ATT_MTU - 3), the largest pieces whose chunks all fit, none if not even one-byte pieces do."""
+    for piece in range(CHUNK_PAYLOAD, 0, -1):
+        pieces = [envelope_bytes[i:i + piece] for i in range(0, len(envelope_bytes), piece)] or [b""]
+        total = len(pieces)
+        units = [canonical({"messageID": message_id, "chunkIndex": i, "totalChunks": total,
+                            "flags": (1 if i == 0 else 0) | (2 if i == total - 1 else 0),
+                            "payload": base64.b64encode(p).decode()}) for i, p in enumerate(pieces)]
+        if max(len(u) for u in units) <= limit:
+            return units if total <= CHUNK_COUNT_MAX else []
+    return []
 
 
 # ---- the node (blemesh.md section 3) -------------------------------------------------------
@@ -260,17 +266,20 @@ class BLEMeshNode:
         self.clock, self.timers, self.bugs = clock, timers, bugs
         self.rng = random.Random(int(start["seed"]))
         self.links = {}                  # link -> neighbour device id (None: unknown)
+        self.max_units = {}              # link -> the largest unit it carries (maxUnit in link-up)
         self.seen = OrderedDict()        # dedup key -> time recorded
         self.assemblies = OrderedDict()  # (link, messageID) -> Assembly
 
-    def link_up(self, link, peer):
+    def link_up(self, link, peer, max_unit=None):
         if link not in self.links and len(self.links) >= MAX_LINKS:
             emit(type="disconnect", link=link)
             return
         self.links[link] = peer.upper() if isinstance(peer, str) else None
+        self.max_units[link] = min(CHUNK_MAX, max_unit) if isinstance(max_unit, int) else CHUNK_MAX
 
     def link_down(self, link):
         self.links.pop(link, None)
+        self.max_units.pop(link, None)
         for key in [k for k in self.assemblies if k[0] == link]:
             del self.assemblies[key]
 
@@ -369,15 +378,16 @@ class BLEMeshNode:
             if k < len(candidates):
                 candidates = sorted(self.rng.sample(candidates, k))
         out = dict(e, ttl=e["ttl"] - 1, hopPath=e["hopPath"] + [self.me])
-        units = chunks(e["id"], encode_envelope(out))
+        data = encode_envelope(out)
         degree = len(self.links)
         window = (0.010, 0.050) if degree < 3 else (0.020, 0.060) if degree < 5 else (0.030, 0.080)
-        self.timers.later(self.rng.uniform(*window), lambda: self.send(units, candidates))
+        self.timers.later(self.rng.uniform(*window), lambda: self.send(e["id"], data, candidates))
 
-    def send(self, units, links):
+    def send(self, message_id, data, links):
+        """BLEMESH-R3: chunked for each link by what it carries (G3), in index order."""
         for link in links:
             if link in self.links:
-                for unit in units:
+                for unit in chunks(message_id, data, self.max_units[link]):
                     emit(type="tx", link=link, hex=unit.hex())
 
 

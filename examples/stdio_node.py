@@ -95,7 +95,7 @@ def serve(dialect, make_node):
     for message in reader.messages(None if clock.tester_driven else timers):
         kind = message.get("type")
         if kind == "link-up":
-            node.link_up(message["link"], message.get("peer"))
+            node.link_up(message["link"], message.get("peer"), message.get("maxUnit"))
         elif kind == "link-down":
             node.link_down(message["link"])
         elif kind == "rx":

@@ -138,8 +138,9 @@ struct GATTClientProcedure: Sendable {
             return onError(req: req, handle: h, code: code, mtu: mtu)
         }
         switch (kind, pdu) {
-        case (.mtu, .exchangeMTUResponse(let m)):
-            return .done(.mtu(Int(m)))
+        case (.mtu(let offered), .exchangeMTUResponse(let m)):
+            // Core Vol 3 Part F 3.4.2.2: the ATT_MTU is the smaller of the client's and the server's.
+            return .done(.mtu(Int(min(m, offered))))
 
         case (.findService(let uuid), .findByTypeValueResponse(let ranges)):
             let r = ranges[0]

@@ -893,8 +893,8 @@ public struct LEHost {
         case .done(let result):
             c.current = nil
             connections[handle] = c
-            if case .mtu(let serverMTU) = result {
-                let m = max(23, min(serverMTU, Int(config.localMTU)))
+            if case .mtu(let settled) = result {
+                let m = max(23, min(settled, Int(config.localMTU)))
                 setMTU(handle, m)
                 complete(op.id, .mtu(m))
             } else {

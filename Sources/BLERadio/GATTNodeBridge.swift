@@ -257,8 +257,13 @@ public final class GATTNodeBridge {
 
     private func bringUp(_ handle: UInt16) throws(RadioError) {
         guard connected.contains(handle), links.insert(handle).inserted else { return }
-        notes(.linkUp(LinkID(Int(handle)), mtu: runtime.host.mtu(of: handle) ?? 23))
-        try step(.linkUp(LinkID(Int(handle)), peer: nil))
+        let mtu = runtime.host.mtu(of: handle) ?? 23
+        notes(.linkUp(LinkID(Int(handle)), mtu: mtu))
+        // The node notifies on this link: each value fits ATT_MTU - 3 (RELAY-G3, BLEMESH-G3).
+        // At 23 the central has not exchanged the MTU yet (it may after subscribing), and no
+        // blemesh chunk fits 20 bytes anyway: the node is not held to it, and `notify` drops
+        // what does not fit until the exchange.
+        try step(.linkUp(LinkID(Int(handle)), peer: nil, maxUnit: mtu > 23 ? GATTBinding.singlePDUValueLimit(mtu: mtu) : nil))
     }
 
     /// Peripheral and central both gone: the fresh-node test aid starts afresh.
@@ -320,8 +325,12 @@ public final class GATTNodeBridge {
             outgoing[handle] = link
             peers.linked(link.peer.bytes)
             links.insert(handle)
-            notes(.linkUp(LinkID(Int(handle)), mtu: runtime.host.mtu(of: handle) ?? 23))
-            try step(.linkUp(LinkID(Int(handle)), peer: nil))
+            let mtu = runtime.host.mtu(of: handle) ?? 23
+            notes(.linkUp(LinkID(Int(handle)), mtu: mtu))
+            // The node writes on this link: long writes carry up to the attribute limit, unless
+            // the binding writes commands only, which fit ATT_MTU - 3.
+            let maxUnit = binding.writeRule == .writeCommandOnly ? GATTBinding.singlePDUValueLimit(mtu: mtu) : binding.maxValueSize
+            try step(.linkUp(LinkID(Int(handle)), peer: nil, maxUnit: maxUnit))
         }
     }
 

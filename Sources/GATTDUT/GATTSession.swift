@@ -92,10 +92,11 @@ final class GATTSession: DUTSession {
     func apply(_ event: NodeEvent) throws {
         if let failure { throw failure }
         switch event {
-        case .linkUp(let link, let peer):
+        case .linkUp(let link, let peer, let maxUnit):
             let identity = try identity(link)
             if let peer { driver.adapter(of: identity).name(identity, as: peer, dialect: driver.dialect) }
-            try linkUp(identity)
+            // A unit limit is the tester's ATT_MTU request, as the central, less 3 (BLEMESH-G3).
+            try linkUp(identity, mtu: maxUnit.map { UInt16(clamping: $0 + 3) } ?? driver.binding.requestedMTU)
         case .linkDown(let link):
             let adapter = driver.adapter(of: try identity(link))
             guard let up = links.removeValue(forKey: link.raw) else { return }
@@ -191,6 +192,15 @@ final class GATTSession: DUTSession {
         }
     }
 
+    /// What the connection of link n is: the ATT_MTU its exchange settled (23 if none was
+    /// made: a DUT that connected and never asked), and whether the DUT notifies on it (the
+    /// tester connected) or writes (the DUT connected).
+    func carriage(of link: LinkID) -> LinkCarriage? {
+        guard let up = links[link.raw] else { return nil }
+        let mtu = driver.adapters[up.adapter].runtime.host.mtu(of: up.handle) ?? 23
+        return LinkCarriage(attMTU: mtu, dutNotifies: up.direction == .testerConnected)
+    }
+
     /// Whether a failed request means the peer did not answer (rather than answering no).
     private static func unanswered(_ error: RadioError) -> Bool {
         switch error {
@@ -259,14 +269,14 @@ final class GATTSession: DUTSession {
     /// Brings link n up by the driver's ways in turn (default: the tester connects; then it
     /// advertises and waits for the DUT to connect; then it connects once more). The first that
     /// works is link n; when none does, the check is INCONC with what each attempt saw.
-    private func linkUp(_ identity: TesterIdentity) throws {
+    private func linkUp(_ identity: TesterIdentity, mtu: UInt16) throws {
         let n = identity.link.raw
         guard links[n] == nil else { return }
         var attempts: [String] = []
         for way in driver.options.linkSetup {
             do {
                 switch way {
-                case .testerConnects: links[n] = try connectToDUT(identity)
+                case .testerConnects: links[n] = try connectToDUT(identity, mtu: mtu)
                 case .dutConnects: links[n] = try awaitDUT(identity)
                 }
                 dropped.remove(n)
@@ -281,10 +291,10 @@ final class GATTSession: DUTSession {
         throw LinkFailure(text)
     }
 
-    /// The tester connects as central from the identity's own address, exchanges ATT_MTU 517,
-    /// finds the packet characteristic and subscribes to it. On a failed step the connection is
-    /// closed again.
-    private func connectToDUT(_ identity: TesterIdentity) throws -> Link {
+    /// The tester connects as central from the identity's own address, exchanges ATT_MTU `mtu`
+    /// (the binding's 517, or a check's small one), finds the packet characteristic and
+    /// subscribes to it. On a failed step the connection is closed again.
+    private func connectToDUT(_ identity: TesterIdentity, mtu: UInt16) throws -> Link {
         let adapter = driver.adapter(of: identity)
         let n = identity.link.raw
         let timeout = driver.options.connectTimeout
@@ -307,7 +317,7 @@ final class GATTSession: DUTSession {
         }
         guard case .connected(let handle) = result else { throw TesterError("connect answered \(String(describing: result))") }
         do {
-            return try setUp(adapter, n, handle)
+            return try setUp(adapter, n, handle, mtu: mtu)
         } catch let step as StepFailed {
             if adapter.runtime.host.connection(handle) != nil {
                 _ = try? adapter.runtime.perform(.disconnect(handle: handle), until: .now + driver.options.operationTimeout)
@@ -316,9 +326,9 @@ final class GATTSession: DUTSession {
         }
     }
 
-    private func setUp(_ adapter: TesterAdapter, _ n: Int, _ handle: UInt16) throws -> Link {
+    private func setUp(_ adapter: TesterAdapter, _ n: Int, _ handle: UInt16, mtu: UInt16) throws -> Link {
         try step(adapter, "tester \(n): the MTU exchange") {
-            _ = try adapter.runtime.perform(.exchangeMTU(handle: handle, mtu: driver.binding.requestedMTU), until: .now + driver.options.operationTimeout)
+            _ = try adapter.runtime.perform(.exchangeMTU(handle: handle, mtu: mtu), until: .now + driver.options.operationTimeout)
         }
         var service = try step(adapter, "tester \(n): discovering the \(driver.binding.dialect) service") { try driver.discover(adapter.runtime, handle) }
         for attempt in 0..<2 {

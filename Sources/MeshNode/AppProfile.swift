@@ -27,7 +27,7 @@ public enum AppProfile {
             [.beaconType46, .noBeaconRelay, .noDedup, .relayToSender, .relayOwn, .noAck, .dropForeignAcks, .ignoreOwnAcks,
              .retryTTLDecrement, .noRetryExpiry, .noLinkLimit, .deliverAsDest]
         case .blemesh:
-            [.rawControl, .ackNoDestination, .readAsUser, .ignoreHopPath, .noReack, .reassembleByMessageID, .trustChunkTotal, .overwriteChunks,
+            [.rawControl, .ackNoDestination, .readAsUser, .ignoreHopPath, .noReack, .chunksIgnoreMTU, .reassembleByMessageID, .trustChunkTotal, .overwriteChunks,
              .flushRequestIDs, .refuseSigned, .noJitter, .holdUnrouted, .lateFailure]
         case .bitchat:
             [.noFragmentDedup, .trustFragmentType]

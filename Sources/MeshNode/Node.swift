@@ -41,7 +41,7 @@ public struct Node {
         var actions = engine.handle(event, at: now)
         for case .disconnect(let link) in actions { chattyLinks.remove(link) }
         switch event {
-        case .linkUp(let link, _) where !actions.contains(.disconnect(link)):
+        case .linkUp(let link, _, _) where !actions.contains(.disconnect(link)):
             chattyLinks.insert(link)
             actions += engine.chatter(.linkUp(link), at: now)
             if !chattyTimerSet {

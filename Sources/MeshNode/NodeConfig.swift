@@ -102,6 +102,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case refuseSigned = "refuse-signed"
     case flushRequestIDs = "flush-request-ids"
     case readAsUser = "read-as-user"
+    case chunksIgnoreMTU = "chunks-ignore-mtu"
     // bitchat only: TTL cap (BITCHAT-R5), padding (BITCHAT-W7), fragments (BITCHAT-R8).
     case noTTLCap = "no-ttl-cap"
     case unpadFirst = "unpad-first"
@@ -158,7 +159,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .ignoreHopPath, .reassembleByMessageID, .inOrderChunksOnly, .overwriteChunks, .trustChunkTotal,
              .badChunkFlags, .rawControl, .noRREP, .noRREQForward, .noAnnounce, .noRERR,
              .ackNoDestination, .noHopPathAppend, .fanOutSqrt, .directedAsBroadcast, .holdUnrouted, .lateFailure, .refuseSigned,
-             .flushRequestIDs, .readAsUser:
+             .flushRequestIDs, .readAsUser, .chunksIgnoreMTU:
             [.blemesh]
         // relay: relaying at once lies inside RELAY-R6's 0-100 ms window (the app does it), so
         // there no-jitter is the reference node's behaviour, not a deviation a check can fail.
@@ -243,6 +244,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .refuseSigned: "drops every envelope that carries a signature, as one whose signature fails to verify (blemesh app bug 10, 471fcaea)"
         case .flushRequestIDs: "empties its memory of RREQ ids at once when it passes 1000 entries, so older requests are taken as new again (blemesh app bug 8)"
         case .readAsUser: "reads every message addressed to it at once and sends the READ receipt in a user envelope (isControlMessage false), as the app's sendControlMessage builds it (blemesh app bug 3)"
+        case .chunksIgnoreMTU: "sends its chunks in 162-byte pieces (~330 bytes) whatever the link carries, where a notification must fit ATT_MTU - 3 (blemesh app bug 6: the app's updateValue at any MTU)"
         case .holdUnrouted: "holds a directed envelope with neither neighbour nor route for its destination, then loses it, instead of relaying it to every candidate (blemesh app bug 13)"
         case .noTTLCap: "relays a TTL above 7 as TTL - 1 instead of capping it at 7 first (BITCHAT-R5)"
         case .unpadFirst: "strips anything that looks like PKCS#7 padding before parsing (BITCHAT-W7 says raw first)"

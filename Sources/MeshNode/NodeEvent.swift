@@ -62,8 +62,11 @@ public enum UpperTesterCommand: Hashable, Sendable {
 /// Everything that can happen to a node. Time comes with each event (`Node.handle(_:at:)`).
 public enum NodeEvent: Hashable, Sendable {
     case received([UInt8], on: LinkID)
-    /// A neighbour is reachable on `link`; its address when the transport knows it.
-    case linkUp(LinkID, peer: NodeAddress?)
+    /// A neighbour is reachable on `link`; its address when the transport knows it, and the
+    /// largest unit (one GATT value, in bytes) the link carries from this node in one send when
+    /// the transport limits it below the dialect's own maximum (a notification fits ATT_MTU - 3,
+    /// RELAY-G3, BLEMESH-G3); nil: no such limit.
+    case linkUp(LinkID, peer: NodeAddress?, maxUnit: Int? = nil)
     case linkDown(LinkID)
     case timer(TimerID)
     case command(UpperTesterCommand)

@@ -75,8 +75,10 @@ struct SimulationRun<N: SimNode> {
     private var edgePresent: [Bool] = []
     private var positions: [Topology.Point]?
     /// The timers pending, by (node, timer id): one table for the whole mesh, so setting or
-    /// firing one reads its entry, not a per-node dictionary's storage first.
-    private var timers = ProbingTable<TimerKey, TimerRecord>()
+    /// firing one does not read a per-node dictionary's storage first. A `Dictionary`, whose
+    /// code is specialized here; `ProbingTable` comes from another module and would run as
+    /// unspecialized generic code.
+    private var timers: [TimerKey: TimerRecord] = [:]
     private var queue = EventQueue()
     /// The bytes of packets in flight, by the index receptions carry, with how many receptions
     /// still refer to each; a slot is reused once none do. A node relaying to its seven links
@@ -261,7 +263,7 @@ struct SimulationRun<N: SimNode> {
         let traced = tag.message >= 0
         let countCopies = traced && kind == .received
         let before = countCopies ? nodes.withUnsafeBufferPointer { $0[v].counters } : NodeCounters()
-        let actions = nodes[v].handle(event, at: Instant(nanoseconds: now))
+        let (actions, state) = Self.step(&nodes[v], event, at: Instant(nanoseconds: now))
         metrics.nodeEvents += 1
         if countCopies {
             let after = nodes.withUnsafeBufferPointer { $0[v].counters }
@@ -285,10 +287,7 @@ struct SimulationRun<N: SimNode> {
                 queue.schedule(.timer(node: Int32(v), id: id.raw, token: nextToken), at: max(at.nanoseconds, now))
             case .cancelTimer(let id):
                 let key = TimerKey(node: Int32(v), id: id.raw)
-                if let old = timers[key] {
-                    timers[key] = nil
-                    if old.isRelay { metrics.relaysCancelled += 1 }
-                }
+                if let old = timers.removeValue(forKey: key), old.isRelay { metrics.relaysCancelled += 1 }
             case .deliver(let message):
                 recordDelivery(at: v, message, tag: tag)
             case .disconnect(let link):
@@ -305,10 +304,15 @@ struct SimulationRun<N: SimNode> {
         if kind == .relayTimer {
             if sent > 0 { metrics.relaysExecuted += 1 } else { metrics.relaysSuppressed += 1 }
         }
-        // Read in place: `nodes[v].stateSize` copies the node out of the array first
-        // (retaining and releasing each of its references).
-        let state = nodes.withUnsafeBufferPointer { $0[v].stateSize.total }
         if state > metrics.peakNodeState { metrics.peakNodeState = state }
+    }
+
+    /// The node's actions for `event`, and the size of its state after it: read through the
+    /// same in-place access, as `nodes[v].stateSize` would copy the node out of the array
+    /// first (retaining and releasing each of its references).
+    private static func step(_ node: inout N, _ event: NodeEvent, at now: Instant) -> (actions: [NodeAction], state: Int) {
+        let actions = node.handle(event, at: now)
+        return (actions, node.stateSize.total)
     }
 
     private mutating func transmit(from v: Int, _ bytes: [UInt8], on link: Int, tag: CauseTag) {
@@ -416,7 +420,7 @@ struct SimulationRun<N: SimNode> {
             guard v < nodes.count, alive[v] else { return }
             alive[v] = false
             metrics.relaysDroppedByFailure += timers.values.filter { $0.node == Int32(v) && $0.isRelay }.count
-            timers.removeAll { $0.node == Int32(v) }
+            timers = timers.filter { $0.value.node != Int32(v) }
             for end in linkEnds[v] where edgePresent[Int(end.edge)] && alive[Int(end.peer)] {
                 handle(Int(end.peer), .linkDown(LinkID(Int(end.peerLink))), kind: .other, tag: .background)
             }

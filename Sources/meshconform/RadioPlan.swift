@@ -91,6 +91,8 @@ extension RunCommand {
                 caps.maxLinks = links
                 caps.maxLinksReason = driver.linkLimitReason
             }
+            // The tester, as central, sets a link's ATT_MTU in its exchange (FRG/BV-08).
+            caps.linkMaxUnit = true
             // Nothing over the air gives a device the tester's date or id: it has its own.
             caps.takesEpoch = false
             caps.keepsOwnIdentity = true

@@ -91,7 +91,8 @@ struct StdioDUT {
             switch type {
             case "link-up":
                 let peer = try fields.optionalString("peer").map { text throws(WireError) in try Self.address(text) }
-                apply(.linkUp(try link(fields), peer: peer))
+                let maxUnit = try fields.optionalInteger("maxUnit", as: Int.self)
+                apply(.linkUp(try link(fields), peer: peer, maxUnit: maxUnit))
             case "link-down": apply(.linkDown(try link(fields)))
             case "rx": apply(.received(try fields.hex("hex"), on: try link(fields)))
             case "send":

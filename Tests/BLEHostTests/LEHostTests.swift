@@ -228,6 +228,13 @@ import Testing
         serve(&b)
         #expect(b.result(3) == .success(.mtu(247)) && b.host.mtu(of: 1) == 247)
         #expect(b.events.contains(.mtuChanged(handle: 1, mtu: 247)))
+        // A client offering less than the server's 247 (FRG/BV-08's 182) settles on its own
+        // offer, as the server does: the smaller of the two (Core Vol 3 Part F 3.4.2.2).
+        var small = b
+        small.command(9, .exchangeMTU(handle: 1, mtu: 182))
+        serve(&small)
+        #expect(small.result(9) == .success(.mtu(182)) && small.host.mtu(of: 1) == 182 && peerMTU == 182)
+        peerMTU = 247   // the peer of `b` goes on at 247
 
         b.command(4, .discover(handle: 1, service: relayService))
         for _ in 0..<10 { serve(&b) }

@@ -317,6 +317,17 @@ import Testing
         #expect(session.close() == nil)
     }
 
+    /// A link the DUT made is one it writes on, at the ATT_MTU it settled (23: it asked for
+    /// none), whatever size the check asked for: FRG/BV-08, which judges notifications, is NA there.
+    @Test func aLinkTheDUTMadeCarriesItsWrites() throws {
+        let (driver, _, _) = try Self.connectedDriver { $0.dutConnectTimeout = .seconds(2) }
+        let session = try driver.start(DUTSetup(dialect: .relay, address: NodeAddress(bytes: [1]), settings: [:], seed: 1))
+        try session.apply(.linkUp(LinkID(1), peer: NodeAddress(bytes: [2]), maxUnit: 179))
+        #expect(session.carriage(of: LinkID(1)) == LinkCarriage(attMTU: 23, dutNotifies: false))
+        #expect(session.carriage(of: LinkID(2)) == nil)
+        _ = session.close()
+    }
+
     /// ATT PDUs the tester sent (unfragmented ones: short values).
     static func attSent(_ transport: ScriptedTransport) -> [[UInt8]] {
         transport.sent.compactMap { packet -> [UInt8]? in

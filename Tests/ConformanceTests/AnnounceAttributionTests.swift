@@ -67,7 +67,7 @@ final class OtherLinkUpDriver: DUTDriver, @unchecked Sendable {
         var now: Instant { inner.now }
 
         func apply(_ event: NodeEvent) throws {
-            if case .linkUp(let link, _) = event {
+            if case .linkUp(let link, _, _) = event {
                 linkUps.append((link, inner.now))
                 otherLinkUps.append(inner.now + OtherLinkUpDriver.otherLinkAfter)
             }

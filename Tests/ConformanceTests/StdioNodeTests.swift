@@ -20,9 +20,10 @@ struct StdioNodeTests {
         return Repository.root.appendingPathComponent(".build/debug/meshconform").path
     }()
 
-    static func run(_ dialect: DialectName, _ ids: [String], mutant: String? = nil) throws -> [CheckResult] {
+    static func run(_ dialect: DialectName, _ ids: [String], mutant: String? = nil, linkMaxUnit: Bool = false) throws -> [CheckResult] {
         var capabilities = Capabilities.process(dialect)
         capabilities.upperTester = true
+        capabilities.linkMaxUnit = linkMaxUnit
         let command = "'\(meshconform)' stdio-dut" + (mutant.map { " --mutant \($0)" } ?? "")
         let checks = ids.map { id in Catalog.all.first { $0.id == id }! }
         return try Runner(capabilities: capabilities, driver: ProcessDriver(command: command)).run(checks)
@@ -52,6 +53,18 @@ struct StdioNodeTests {
                 #expect(r.verdict == v.verdict, "\(dialect) \(mutant ?? "reference") \(r.id): \(r.verdict) \(r.reason ?? "") seen: \(r.seen ?? "")\n\(r.evidence.suffix(20).map(\.line).joined(separator: "\n"))")
             }
         }
+    }
+
+    /// `maxUnit` in `link-up` (docs/stdio-dut.md): the node fits its chunks on the small link
+    /// of FRG/BV-08, the app's behaviour (chunks-ignore-mtu) FAILs it, and a DUT that does not
+    /// declare it takes `maxUnit` is NA.
+    @Test func aLinksUnitLimitReachesTheProcess() throws {
+        let pass = try Self.run(.blemesh, ["FRG/BV-08"], linkMaxUnit: true).first
+        #expect(pass?.verdict == .pass, "\(pass?.verdict as Any) \(pass?.reason ?? "")")
+        let fail = try Self.run(.blemesh, ["FRG/BV-08"], mutant: "chunks-ignore-mtu", linkMaxUnit: true).first
+        #expect(fail?.verdict == .fail && fail?.reason?.contains("BLEMESH-G3") == true, "\(fail?.verdict as Any) \(fail?.reason ?? "")")
+        let na = try Self.run(.blemesh, ["FRG/BV-08"]).first
+        #expect(na?.verdict == .notApplicable && na?.reason?.contains("linkMaxUnit") == true, "\(na?.verdict as Any) \(na?.reason ?? "")")
     }
 
     @Test func aMutantStillFails() throws {

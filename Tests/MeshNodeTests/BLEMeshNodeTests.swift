@@ -169,4 +169,34 @@ import Testing
         }
         #expect(Self.feed(&h, Self.envelope(from: Self.x, to: nil, ttl: 3, hopPath: [Self.x]), on: 1).deliveries.count == 1)
     }
+    /// BLEMESH-R3, G3: a link that carries 179 bytes a value (ATT_MTU 182, notified) gets the
+    /// relay in pieces whose chunks fit it, the largest such; the other link gets 162-byte
+    /// pieces; both reassemble. Mutant chunks-ignore-mtu (app bug 6) sends 162-byte pieces on both.
+    @Test(arguments: [false, true])
+    func relayIsChunkedToFitEachLink(ignoresMTU: Bool) throws {
+        var h = Harness(.blemesh, address: Self.me, faults: ignoresMTU ? [.chunksIgnoreMTU] : [], seed: 1)
+        h.feed(.linkUp(LinkID(1), peer: Self.a))
+        h.feed(.linkUp(LinkID(2), peer: Self.b, maxUnit: 179))
+        h.feed(.linkUp(LinkID(3), peer: Self.c))
+        let announces = h.outputs.sends.filter { $0.link == LinkID(2) }
+        h.outputs.removeAll()
+        let e = Self.envelope(from: Self.x, to: nil, ttl: 3, hopPath: [Self.x], text: String(repeating: "z", count: 400))
+        _ = Self.feed(&h, e, on: 1)
+        let out = h.advance(.milliseconds(100)).sends
+        let small = out.filter { $0.link == LinkID(2) }, full = out.filter { $0.link == LinkID(3) }
+        #expect(full.map(\.bytes) == Self.chunks(try #require(Self.envelopes(full).first?.1)))
+        let relayed = Self.envelopes(small)
+        #expect(relayed.count == 1 && relayed.first?.1.payload == e.payload)
+        if ignoresMTU {
+            #expect(small.map(\.bytes) == full.map(\.bytes))
+            #expect(small.contains { $0.bytes.count > 179 })
+        } else {
+            #expect((small + announces).allSatisfy { $0.bytes.count <= 179 } && !announces.isEmpty)
+            // The largest pieces that fit: one byte more and some chunk would not.
+            let pieces = small.map { try! MessageChunk(decoding: $0.bytes).payload.count }
+            let data = try #require(relayed.first?.1.encoded())
+            let bigger = Chunker.chunks(messageID: relayed[0].1.id, data: data, pieceSize: pieces[0] + 1)
+            #expect(bigger.contains { $0.encoded().count > 179 }, "pieces of \(pieces[0]) bytes are not the largest that fit")
+        }
+    }
 }

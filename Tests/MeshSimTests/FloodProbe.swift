@@ -26,7 +26,7 @@ struct FloodProbe: SimNode {
     mutating func handle(_ event: NodeEvent, at now: Instant) -> [NodeAction] {
         log?.record(index, event, now)
         switch event {
-        case .linkUp(let link, _):
+        case .linkUp(let link, _, _):
             links.insert(link)
             return []
         case .linkDown(let link):

@@ -51,7 +51,7 @@ final class Transcript {
 
     func record(_ v: Int, _ event: NodeEvent, _ actions: [NodeAction], _ state: NodeStateSize) {
         switch event {
-        case .linkUp(let link, let peer):
+        case .linkUp(let link, let peer, _):
             if let peer, let u = indexOf[peer] { peers[v][link] = u }
             lost[v].remove(link)
         case .linkDown(let link): lost[v].insert(link)

@@ -482,6 +482,25 @@ struct BLEMeshCodecTests {
         #expect(chunks.flatMap(\.payload) == e.encoded())
     }
 
+    /// BLEMESH-R3, G3: fitted to a link, every chunk fits, the pieces are the largest that do
+    /// (one byte more and some chunk would not), and they join into the envelope; a limit below
+    /// the smallest chunk (110 bytes) gives none.
+    @Test(arguments: [130, 179, 244, 330, 512])
+    func chunksFitALink(limit: Int) throws {
+        var rng = SeededRandom(seed: 51)
+        let e = Self.envelope(&rng, optionals: true)
+        let chunks = try #require(Chunker.chunks(of: e, fitting: limit))
+        #expect(chunks.allSatisfy { $0.encoded().count <= limit && $0.messageID == e.id })
+        #expect(chunks.flatMap(\.payload) == e.encoded())
+        let piece = chunks[0].payload.count
+        #expect(piece <= Chunker.payloadPerChunk)
+        if piece < Chunker.payloadPerChunk {
+            let bigger = Chunker.chunks(messageID: e.id, data: e.encoded(), pieceSize: piece + 1)
+            #expect(bigger.contains { $0.encoded().count > limit }, "\(piece)-byte pieces are not the largest that fit \(limit)")
+        }
+        #expect(Chunker.chunks(of: e, fitting: 109) == nil)
+    }
+
     /// The app's chunk JSON outgrows the ATT limit when a slice's base64 is rich in `/`
     /// (escaped `\/`): binary slices can, envelope JSON (text) cannot.
     @Test func fullBinaryChunkCanExceedTheATTLimit() {

@@ -1,3 +1,4 @@
+import Foundation
 import MeshNode
 import MeshWire
 
@@ -5,7 +6,7 @@ import MeshWire
 /// with the envelope once complete: a broadcast is relayed (to T2), a message addressed to it
 /// is acked. Chunk sets are built by the probe and then reordered, repeated or forged.
 enum FRG {
-    static let checks = [bv01, bv02, bv03, bv04, bi01, bi02, bi03, bi04, bi05]
+    static let checks = [bv01, bv02, bv03, bv04, bv08, bi01, bi02, bi03, bi04, bi05]
 
     /// A broadcast from S1 whose envelope needs several chunks: its payload alone is over
     /// three 162-byte pieces.
@@ -148,6 +149,50 @@ enum FRG {
             }
         }
         for set in sets { try FRG.expectWellChunked(t, set.chunks, what: "chunk set \(set.key)") }
+    }
+
+    /// The ATT_MTU of FRG/BV-08's small link: the app's nominal MTU (BLEMESH-G3), too small
+    /// for a full chunk of 162-byte pieces (~330 bytes).
+    static let smallMTU = 182
+
+    static let bv08 = Check("FRG/BV-08", "on a link of ATT_MTU 182 notifies only chunks that fit ATT_MTU - 3, re-chunking a relay into smaller pieces",
+                            dialects: [.blemesh], needs: [.relay, .links(2), .linkMaxUnit], rules: ["BLEMESH-R3", "BLEMESH-G3"]) { t in
+        // 1. T1 links with ATT_MTU 182, as the central: the DUT notifies there, each value at
+        //    most 179 bytes. T2 links as usual (ATT_MTU 517).
+        try t.connect(2, attMTU: [1: smallMTU])
+        guard let link = t.carriage(of: 1) else { throw TesterError("L1 was brought up with an ATT_MTU") }
+        t.note("L1: \(link)")
+        guard link.dutNotifies else {
+            throw CheckNotApplicable("L1 came up as the DUT's own connection (\(link)): the DUT writes there, and BLEMESH-G3 lets a write of any chunk go as a long write; the rule checked here is the notification's")
+        }
+        let limit = link.maxNotification
+        let smallest = Chunker.chunks(messageID: UUID(), data: [0], pieceSize: 1)[0].encoded().count
+        guard limit >= smallest else {
+            throw t.inconclusive("L1's exchange settled ATT_MTU \(link.attMTU): no chunk (at least \(smallest) bytes) fits a notification there, so nothing can show whether the DUT re-chunks")
+        }
+        _ = try t.observe(for: t.parameters.answerPeriod)   // link-up ANNOUNCEs: judged in step 4 too
+        // 2. T2 sends a broadcast from S1 whose relay needs several full chunks.
+        let sent = try large(t)
+        try t.send(sent, from: 2)
+        // 3. The DUT relays it on L1 (its only candidate).
+        let seen = try t.observe(for: t.parameters.quietPeriod) { t.copies(of: sent, in: $0).contains { $0.link == LinkID(1) } }
+        // 4. Every unit the DUT sent on L1 is a chunk that fits ATT_MTU - 3 (BLEMESH-G3: fit
+        //    or re-chunk, never truncate) ...
+        let units = t.unitsWritten().filter { $0.link == LinkID(1) }
+        if let over = units.first(where: { $0.bytes.count > limit }) {
+            throw CheckFailed(reason: "the DUT notified a \(over.bytes.count)-byte value on L1, whose ATT_MTU \(link.attMTU) carries \(limit) (BLEMESH-G3: a notification fits ATT_MTU - 3; the sender re-chunks for that link)",
+                              expected: "every value on L1 at most \(limit) bytes", seen: units.map { "\($0.bytes.count)B" }.joined(separator: ", "))
+        }
+        if let broken = units.first(where: { if case .failure = $0.chunk { true } else { false } }), case .failure(let error) = broken.chunk {
+            throw CheckFailed(reason: "the DUT sent a value on L1 that is not a whole chunk (\(error.code.rawValue)): over the air, a chunk notified above ATT_MTU - 3 = \(limit) arrives cut (BLEMESH-G3: fit or re-chunk, never truncate)",
+                              expected: "whole chunks of at most \(limit) bytes", seen: "\(broken.bytes.count) bytes at \(broken.time)")
+        }
+        // 5. ... and the relay's chunks reassemble into the envelope, payload intact.
+        let copies = t.copies(of: sent, in: seen).filter { $0.link == LinkID(1) }
+        try t.expect(!copies.isEmpty, "the DUT did not relay the envelope on L1, whose ATT_MTU \(link.attMTU) carries \(limit) bytes a value (BLEMESH-R3, G3: it re-chunks into pieces that fit)",
+                     expected: "a relay on L1 in chunks of at most \(limit) bytes within \(t.parameters.quietPeriod)", seen: t.summary(seen))
+        try t.expect(copies.allSatisfy { $0.message.body == sent.body }, "the relay on L1 reassembled wrongly",
+                     expected: "the payload byte for byte", seen: "\(copies[0].message.body.count) bytes, different")
     }
 
     static let bi01 = Check("FRG/BI-01", "ignores a repeated chunk index, even with other bytes: the first piece is kept",

@@ -49,10 +49,15 @@ public struct Capabilities: Codable, Sendable, Equatable {
     /// time the tester sends it (`tester`, docs/stdio-dut.md section 6), where waits cost
     /// no wall time. Devices on the air always keep their own.
     public var clock: DUTClock
+    /// The DUT can be told how much a link carries in one value (stdio `maxUnit` in `link-up`,
+    /// docs/stdio-dut.md; over the air the tester sets the link's ATT_MTU), and fits what it
+    /// sends to it. Without it, checks on a small link (FRG/BV-08) are NA.
+    public var linkMaxUnit: Bool
 
     public init(dialect: DialectName, relay: Bool = true, acks: Bool = true, beacons: Bool = true, routing: Bool = true,
                 upperTester: Bool = false, maxLinks: Int = 7, address: String? = nil, keepsOwnIdentity: Bool = false, takesEpoch: Bool = true, publicKey: String? = nil,
-                dedupCapacity: Int? = nil, timingSlackMs: Int = 0, checkBudgetSeconds: Double = 30, clock: DUTClock = .wall) {
+                dedupCapacity: Int? = nil, timingSlackMs: Int = 0, checkBudgetSeconds: Double = 30, clock: DUTClock = .wall,
+                linkMaxUnit: Bool = false) {
         self.dialect = dialect
         self.relay = relay
         self.acks = acks
@@ -68,13 +73,14 @@ public struct Capabilities: Codable, Sendable, Equatable {
         self.timingSlackMs = timingSlackMs
         self.checkBudgetSeconds = checkBudgetSeconds
         self.clock = clock
+        self.linkMaxUnit = linkMaxUnit
     }
 
     /// What the built-in reference node supports: everything its dialect has, on a virtual
     /// clock, so no check is ever out of budget.
     public static func referenceNode(_ dialect: DialectName) -> Capabilities {
         Capabilities(dialect: dialect, beacons: dialect == .relay, routing: dialect == .blemesh,
-                     upperTester: true, dedupCapacity: dialect.referenceDedupCapacity, checkBudgetSeconds: 3600)
+                     upperTester: true, dedupCapacity: dialect.referenceDedupCapacity, checkBudgetSeconds: 3600, linkMaxUnit: true)
     }
 
     /// The DUT's id is not known before the run: it keeps its own and none was declared.
@@ -88,11 +94,12 @@ public struct Capabilities: Codable, Sendable, Equatable {
         case .routing: routing
         case .upperTester: upperTester
         case .links(let n): maxLinks >= n
+        case .linkMaxUnit: linkMaxUnit
         }
     }
 
     enum CodingKeys: String, CodingKey {
-        case dialect, relay, acks, beacons, routing, upperTester, maxLinks, address, keepsOwnIdentity, takesEpoch, publicKey, dedupCapacity, timingSlackMs, checkBudgetSeconds, clock
+        case dialect, relay, acks, beacons, routing, upperTester, maxLinks, address, keepsOwnIdentity, takesEpoch, publicKey, dedupCapacity, timingSlackMs, checkBudgetSeconds, clock, linkMaxUnit
     }
 
     /// Absent keys take the defaults above, so a file only says what differs.
@@ -116,6 +123,7 @@ public struct Capabilities: Codable, Sendable, Equatable {
         dedupCapacity = try c.decodeIfPresent(Int.self, forKey: .dedupCapacity)
         timingSlackMs = try c.decodeIfPresent(Int.self, forKey: .timingSlackMs) ?? timingSlackMs
         clock = try c.decodeIfPresent(DUTClock.self, forKey: .clock) ?? clock
+        linkMaxUnit = try c.decodeIfPresent(Bool.self, forKey: .linkMaxUnit) ?? linkMaxUnit
         // On the tester's clock a wait costs no wall time: the budget defaults to the built-in
         // node's, so the retention checks are decided without raising it.
         checkBudgetSeconds = try c.decodeIfPresent(Double.self, forKey: .checkBudgetSeconds)
@@ -136,6 +144,8 @@ public enum Capability: Hashable, Sendable, CustomStringConvertible {
     case relay, acks, beacons, routing, upperTester
     /// At least this many simultaneous links.
     case links(Int)
+    /// Takes a link's unit limit (`Capabilities.linkMaxUnit`).
+    case linkMaxUnit
 
     public var description: String {
         switch self {
@@ -145,6 +155,7 @@ public enum Capability: Hashable, Sendable, CustomStringConvertible {
         case .routing: "routing"
         case .upperTester: "upperTester"
         case .links(let n): "maxLinks>=\(n)"
+        case .linkMaxUnit: "linkMaxUnit"
         }
     }
 }

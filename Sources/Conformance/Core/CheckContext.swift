@@ -28,6 +28,8 @@ public final class CheckContext {
     private var declaredBudgetEnd: Instant
     public private(set) var evidence: [EvidenceEntry] = []
     private var linksUp: Set<Int> = []
+    /// The ATT_MTU the check asked for on a link (`linkUp(_:attMTU:)`), by tester.
+    private var requestedMTU: [Int: Int] = [:]
     /// What the DUT did while `connect` waited for its link-up traffic to end: the next
     /// `observe` returns it first, so nothing the DUT sent goes unjudged.
     private var held: [DUTOutput] = []
@@ -92,13 +94,14 @@ public final class CheckContext {
 
     // MARK: links
 
-    /// Brings up links 1...count, each to tester n presenting its own address.
-    public func connect(_ count: Int) throws {
+    /// Brings up links 1...count, each to tester n presenting its own address; `attMTU` gives
+    /// some of them a small ATT_MTU (`linkUp(_:attMTU:)`).
+    public func connect(_ count: Int, attMTU: [Int: Int] = [:]) throws {
         guard capabilities.maxLinks >= count else {
             throw CheckNotApplicable("needs \(count) links; the DUT declares maxLinks \(capabilities.maxLinks)")
         }
         let before = linksUp
-        for n in 1...count where !linksUp.contains(n) { try linkUp(n) }
+        for n in 1...count where !linksUp.contains(n) { try linkUp(n, attMTU: attMTU[n]) }
         if !session.tellsPeers, linksUp != before { try settle() }
         // A DUT that keeps its own id, not yet known to the run: it gets the time to name
         // itself on the new links before the check's scenario starts (once per run, or per
@@ -125,10 +128,19 @@ public final class CheckContext {
     static let settleQuiet: Duration = .milliseconds(300)
     static let settleLimit: Duration = .seconds(3)
 
-    public func linkUp(_ tester: Int) throws {
+    /// Brings up tester `tester`'s link. With `attMTU` the link has that ATT_MTU, the tester its
+    /// central: the DUT notifies, so each value it sends there fits ATT_MTU - 3 (BLEMESH-G3).
+    /// A DUT that cannot be told (no `linkMaxUnit` capability) makes the check NA.
+    public func linkUp(_ tester: Int, attMTU: Int? = nil) throws {
         let peer = probe.address(of: .tester(tester))
-        record(.toDUT, LinkID(tester), nil, "link up, peer T\(tester) = \(peer)")
-        try session.apply(.linkUp(LinkID(tester), peer: peer))
+        if let attMTU {
+            guard capabilities.linkMaxUnit else {
+                throw CheckNotApplicable("needs a link of ATT_MTU \(attMTU), and the DUT cannot be told a link's size: a process DUT declares linkMaxUnit when it takes maxUnit in link-up (docs/stdio-dut.md)")
+            }
+            requestedMTU[tester] = attMTU
+        }
+        record(.toDUT, LinkID(tester), nil, "link up, peer T\(tester) = \(peer)" + (attMTU.map { ", ATT_MTU \($0): the DUT notifies values of at most \($0 - 3) bytes" } ?? ""))
+        try session.apply(.linkUp(LinkID(tester), peer: peer, maxUnit: attMTU.map { $0 - 3 }))
         linksUp.insert(tester)
         // A DUT on the air is not told who linked up: the tester introduces itself as a node of
         // the dialect does on a new link, so the DUT can know its neighbour (BLEMESH-R1, R14).
@@ -139,6 +151,15 @@ public final class CheckContext {
         record(.toDUT, LinkID(tester), nil, "link down")
         try session.apply(.linkDown(LinkID(tester)))
         linksUp.remove(tester)
+        requestedMTU[tester] = nil
+    }
+
+    /// How tester `tester`'s link carries the DUT's values: as the transport set it up (over the
+    /// air the exchange settles the ATT_MTU, and a link the DUT made has it write), or as the
+    /// check asked. Nil for a link brought up without an ATT_MTU of the check's.
+    public func carriage(of tester: Int) -> LinkCarriage? {
+        guard let asked = requestedMTU[tester] else { return nil }
+        return session.carriage(of: LinkID(tester)) ?? LinkCarriage(attMTU: asked, dutNotifies: true)
     }
 
     // MARK: stimuli

@@ -98,12 +98,39 @@ public protocol DUTSession: AnyObject {
     /// (`RelayLatencyBook`, docs/radio.md "Verdicts"). The virtual radio is deterministic, and
     /// a process DUT's timing is its own (declared `timingSlackMs`, or the tester's clock).
     var latencyVaries: Bool { get }
+    /// How `link` carries the DUT's values, when the transport decides it rather than the
+    /// `maxUnit` the tester gave in `linkUp` (default nil: as given). Over the air the ATT_MTU
+    /// exchange settles it, and on a link the DUT made the DUT writes.
+    func carriage(of link: LinkID) -> LinkCarriage?
+}
+
+/// How one link carries the DUT's values (BLEMESH-G3).
+public struct LinkCarriage: Sendable, Hashable, CustomStringConvertible {
+    /// The link's ATT_MTU.
+    public var attMTU: Int
+    /// The DUT is the link's GATT server and sends by notification, each value fitting
+    /// ATT_MTU - 3; false: it is the central and writes (long writes carry up to 512 bytes).
+    public var dutNotifies: Bool
+
+    public init(attMTU: Int, dutNotifies: Bool) {
+        self.attMTU = attMTU
+        self.dutNotifies = dutNotifies
+    }
+
+    /// The largest value the DUT may notify on the link.
+    public var maxNotification: Int { attMTU - 3 }
+
+    public var description: String {
+        dutNotifies ? "ATT_MTU \(attMTU), the DUT notifies (at most \(maxNotification) bytes a value)"
+            : "ATT_MTU \(attMTU), the DUT is the central and writes"
+    }
 }
 
 extension DUTSession {
     public var tellsPeers: Bool { true }
     public var latencyVaries: Bool { false }
     public func unreachableReason() -> String? { nil }
+    public func carriage(of link: LinkID) -> LinkCarriage? { nil }
 }
 
 /// Starts a fresh DUT session per check, so one check's state cannot leak into the next.

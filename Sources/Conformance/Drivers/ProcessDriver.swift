@@ -181,8 +181,9 @@ final class ProcessSession: DUTSession {
         case .received(let bytes, let link):
             inputs += 1
             try send([("type", .string("rx")), ("link", .integer(link.raw)), ("hex", .hex(bytes))])
-        case .linkUp(let link, let peer):
-            try send([("type", .string("link-up")), ("link", .integer(link.raw)), ("peer", peer.map { .string(Self.text($0)) } ?? .null)])
+        case .linkUp(let link, let peer, let maxUnit):
+            try send([("type", .string("link-up")), ("link", .integer(link.raw)), ("peer", peer.map { .string(Self.text($0)) } ?? .null)]
+                     + (maxUnit.map { [("maxUnit", .integer($0))] } ?? []))
         case .linkDown(let link):
             try send([("type", .string("link-down")), ("link", .integer(link.raw))])
         case .command(.send(let payload, let destination)):

@@ -140,7 +140,7 @@ final class VirtualSession: DUTSession {
 
     func apply(_ event: NodeEvent) throws {
         switch event {
-        case .linkUp(let link, _): links.insert(link)
+        case .linkUp(let link, _, _): links.insert(link)
         case .linkDown(let link): links.remove(link)
         case .received: inputs += 1
         default: break

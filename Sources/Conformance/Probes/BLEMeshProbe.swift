@@ -204,16 +204,10 @@ public final class BLEMeshProbe: DialectProbe {
         }
     }
 
+    /// `Chunker`'s split, but empty data is one empty chunk (a tester sends what it is asked to).
     static func split(_ data: [UInt8], messageID: UUID, pieceSize: Int) -> [MessageChunk] {
-        let size = max(1, pieceSize)
-        let total = max(1, (data.count + size - 1) / size)
-        return (0..<total).map { index in
-            var flags: ChunkFlags = []
-            if index == 0 { flags.insert(.first) }
-            if index == total - 1 { flags.insert(.last) }
-            let piece = data[min(index * size, data.count)..<min((index + 1) * size, data.count)]
-            return MessageChunk(messageID: messageID, chunkIndex: index, totalChunks: total, flags: flags, payload: Array(piece))
-        }
+        guard !data.isEmpty else { return [MessageChunk(messageID: messageID, chunkIndex: 0, totalChunks: 1, flags: [.first, .last], payload: [])] }
+        return Chunker.chunks(messageID: messageID, data: data, pieceSize: pieceSize)
     }
 
     // MARK: control messages, as a neighbour or a far node sends them

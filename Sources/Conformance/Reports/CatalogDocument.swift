@@ -84,6 +84,7 @@ public enum CatalogDocument {
         | `dedupCapacity` | int | none (the built-in node declares its own: relay 2048 relayed frames, blemesh 4096, others 1000) | entries its de-duplication cache holds: DDP/BV-06 fails one below the page's minimum; DDP/BV-14 overflows a cache of exactly this size to see which entries go, and is NA without it |
         | `timingSlackMs` | int | 0 (100 with `--dut-exec` and no file) | added to every timing window of the page |
         | `checkBudgetSeconds` | number | 30 (45 over the air; 3600 for the built-in node and with `clock` `tester`) | longest wait a check may make; longer is INCONC (DDP/BV-06 raises its own, up to 4 times, to carry its cache fill at the pace it measures) |
+        | `linkMaxUnit` | bool | false (true for the built-in node and over the air) | the DUT takes `maxUnit` in the stdio `link-up` ([stdio-dut.md](stdio-dut.md) section 3) and fits every unit it sends on that link to it; over the air the tester sets the link's ATT_MTU itself. Without it FRG/BV-08 is NA |
         | `clock` | `wall` or `tester` | `wall` | whose clock a process DUT runs its timers on: its own, or the time the tester sends ([stdio-dut.md](stdio-dut.md) section 6.1); `tester` only with `--dut-exec` |
 
         Timing windows come from section 6 of each dialect page: relay relays and acks within

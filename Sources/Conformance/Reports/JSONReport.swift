@@ -65,6 +65,7 @@ public enum JSONReport {
         if !c.takesEpoch { members.append(("takesEpoch", .bool(false))) }
         if let v = c.publicKey { members.append(("publicKey", .string(v))) }
         if let v = c.dedupCapacity { members.append(("dedupCapacity", .integer(v))) }
+        if c.linkMaxUnit { members.append(("linkMaxUnit", .bool(true))) }
         return .object(members)
     }
 }

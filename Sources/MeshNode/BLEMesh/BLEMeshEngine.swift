@@ -48,6 +48,9 @@ struct BLEMeshEngine: DialectEngine {
     private var routes = RouteTable()
     /// link -> neighbour device id, when known (BLEMESH-R1).
     private var links: [LinkID: UUID?] = [:]
+    /// link -> the largest value it carries from this node, where the transport limits it
+    /// (a notification fits ATT_MTU - 3, BLEMESH-G3).
+    private var maxUnits: [LinkID: Int] = [:]
     /// RREQ originID -> ingress link, the reverse route (BLEMESH-R15.2).
     private var reverse: DedupCache<UUID, LinkID>
     private var pending: [UUID: Pending] = [:]
@@ -81,7 +84,7 @@ struct BLEMeshEngine: DialectEngine {
         size.reassemblies = reassembly.count
         size.storedMessages = pending.count
         size.timers = scheduler.count + purposes.count
-        size.other = routes.count + reverse.footprint + links.count + discoveries.count
+        size.other = routes.count + reverse.footprint + links.count + maxUnits.count + discoveries.count
         return size
     }
 
@@ -89,7 +92,9 @@ struct BLEMeshEngine: DialectEngine {
         guard !crashed else { return [] }
         switch event {
         case .received(let bytes, let link): return receive(bytes, on: link, at: now)
-        case .linkUp(let link, let peer): return linkUp(link, peer: peer?.uuid, at: now)
+        case .linkUp(let link, let peer, let maxUnit):
+            maxUnits[link] = maxUnit
+            return linkUp(link, peer: peer?.uuid, at: now)
         case .linkDown(let link): return linkDown(link, at: now)
         case .timer(let id): return timer(id, at: now)
         case .command(.send(let payload, let destination)): return originateUser(payload, to: destination?.uuid, at: now)
@@ -141,6 +146,7 @@ struct BLEMeshEngine: DialectEngine {
 
     private mutating func linkDown(_ link: LinkID, at now: Instant) -> [NodeAction] {
         guard let neighbour = links.removeValue(forKey: link) else { return [] }
+        maxUnits[link] = nil
         reassembly.drop(link: link)
         guard let lost = neighbour else { return [] }
         // BLEMESH-R17: routes through the lost neighbour go; if any did, RERR on every remaining link.
@@ -437,16 +443,33 @@ struct BLEMeshEngine: DialectEngine {
     }
 
     private func chunkSends(_ envelope: MessageEnvelope, on targets: [LinkID]) -> [NodeAction] {
-        // BLEMESH-R3: every envelope chunked (162-byte pieces), chunks in index order per link.
-        var chunks = Chunker.chunks(of: envelope)
-        if config.faults.contains(.badChunkFlags) { for i in chunks.indices { chunks[i].flags = [] } }   // mutant
-        var units = chunks.map { $0.encoded() }
         // Mutant raw-control (app bug 1): routing control envelopes written as they are, unchunked.
         if config.faults.contains(.rawControl), let kind = try? envelope.controlMessage()?.kind,
            [.peerAnnounce, .routeRequest, .routeReply, .routeError].contains(kind) {
-            units = [envelope.encoded()]
+            return targets.map { .send(envelope.encoded(), on: $0) }
         }
-        return targets.flatMap { link in units.map { NodeAction.send($0, on: link) } }
+        // Links with the same limit get the same chunks: split once per limit.
+        var byLimit: [Int?: [[UInt8]]] = [:]
+        return targets.flatMap { link in
+            let limit = maxUnits[link]
+            if byLimit[limit] == nil { byLimit[limit] = chunkUnits(envelope, maxUnit: limit) }
+            return byLimit[limit]!.map { NodeAction.send($0, on: link) }
+        }
+    }
+
+    /// BLEMESH-R3: every envelope chunked, chunks in index order: 162-byte pieces, smaller ones
+    /// where a link carries less (BLEMESH-G3: a notification fits ATT_MTU - 3, and the sender
+    /// re-chunks for that link rather than truncate). A link on which no chunk fits gets none.
+    private func chunkUnits(_ envelope: MessageEnvelope, maxUnit: Int?) -> [[UInt8]] {
+        var chunks: [MessageChunk]
+        // Mutant chunks-ignore-mtu (app bug 6): the app notifies its ~330-byte chunks at any MTU.
+        if let maxUnit, !config.faults.contains(.chunksIgnoreMTU) {
+            chunks = Chunker.chunks(of: envelope, fitting: maxUnit) ?? []
+        } else {
+            chunks = Chunker.chunks(of: envelope)
+        }
+        if config.faults.contains(.badChunkFlags) { for i in chunks.indices { chunks[i].flags = [] } }   // mutant
+        return chunks.map { $0.encoded() }
     }
 
     /// Sends an envelope this node originates or answers with, at once.

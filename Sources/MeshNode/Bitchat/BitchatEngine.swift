@@ -73,7 +73,7 @@ struct BitchatEngine: DialectEngine {
         guard !links.crashed else { return [] }
         switch event {
         case .received(let bytes, let link): return receive(bytes, on: link, at: now)
-        case .linkUp(let link, _):
+        case .linkUp(let link, _, _):
             links.insert(link)
             return []
         case .linkDown(let link):

@@ -54,7 +54,7 @@ struct EngineLinks {
     /// Takes a link-up or link-down event; false for any other event.
     mutating func track(_ event: NodeEvent) -> Bool {
         switch event {
-        case .linkUp(let link, _): up.insert(link)
+        case .linkUp(let link, _, _): up.insert(link)
         case .linkDown(let link): up.remove(link)
         default: return false
         }

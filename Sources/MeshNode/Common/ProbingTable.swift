@@ -6,9 +6,8 @@
 ///
 /// Removal shifts the following entries of the probe run back (no tombstones), so a table
 /// that keeps inserting and removing, as a time-windowed cache does, never fills with dead
-/// entries. It grows at three quarters full and never shrinks, like `Dictionary`. The simulator
-/// keeps its pending timers in one too (`package`).
-package struct ProbingTable<Key: Hashable, Value> {
+/// entries. It grows at three quarters full and never shrinks, like `Dictionary`.
+struct ProbingTable<Key: Hashable, Value> {
     private struct Entry {
         var hash: Int
         var key: Key
@@ -16,22 +15,11 @@ package struct ProbingTable<Key: Hashable, Value> {
     }
 
     private var entries: [Entry?] = []
-    package private(set) var count = 0
+    private(set) var count = 0
 
-    package init() {}
+    init() {}
 
-    /// The values, in no particular order.
-    package var values: [Value] { entries.compactMap { $0?.value } }
-
-    /// Removes every entry whose value matches.
-    package mutating func removeAll(where matches: (Value) -> Bool) {
-        let old = entries
-        entries = Array(repeating: nil, count: old.count)
-        count = 0
-        for case let entry? in old where !matches(entry.value) { set(entry) }
-    }
-
-    package subscript(key: Key) -> Value? {
+    subscript(key: Key) -> Value? {
         get {
             guard count > 0 else { return nil }
             let hash = key.hashValue

@@ -69,7 +69,7 @@ struct PeatEngine: DialectEngine {
         case .received(let bytes, let link):
             guard links.contains(link) else { return [] }
             return receive(bytes, on: link, at: now)
-        case .linkUp(let link, _): return linkUp(link, at: now)
+        case .linkUp(let link, _, _): return linkUp(link, at: now)
         case .linkDown(let link):
             links.remove(link)
             return []

@@ -105,7 +105,7 @@ struct RelayEngine: DialectEngine {
         let actions: [NodeAction]
         switch event {
         case .received(let bytes, let link): actions = receive(bytes, on: link, at: now)
-        case .linkUp(let link, _): actions = linkUp(link, at: now)
+        case .linkUp(let link, _, _): actions = linkUp(link, at: now)
         case .linkDown(let link):
             links.removeAll { $0 == link }
             actions = []

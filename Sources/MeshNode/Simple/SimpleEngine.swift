@@ -53,7 +53,7 @@ struct SimpleEngine: DialectEngine {
         guard !links.crashed else { return [] }
         switch event {
         case .received(let bytes, let link): return receive(bytes, on: link, at: now)
-        case .linkUp(let link, _):
+        case .linkUp(let link, _, _):
             links.insert(link)
             return []
         case .linkDown(let link):
