@@ -64,13 +64,16 @@ struct DocumentMerge {
     /// PEAT-R6.3: `node` acknowledges the held emergency; true when that changed the map.
     static func acknowledge(_ node: UInt32, in document: inout PeatDocument) -> Bool {
         guard var emergency = document.emergency else { return false }
-        if let i = emergency.acks.firstIndex(where: { $0.node == node }) {
-            guard !emergency.acks[i].acked else { return false }
-            emergency.acks[i].acked = true
+        // One copy out and one back in (the event keeps its ack map as bytes).
+        var acks = emergency.acks
+        if let i = acks.firstIndex(where: { $0.node == node }) {
+            guard !acks[i].acked else { return false }
+            acks[i].acked = true
         } else {
-            emergency.acks.append((node, true))
-            emergency.acks.sort { $0.node < $1.node }
+            acks.append((node, true))
+            acks.sort { $0.node < $1.node }
         }
+        emergency.acks = acks
         document.emergency = emergency
         return true
     }

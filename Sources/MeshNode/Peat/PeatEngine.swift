@@ -56,7 +56,7 @@ struct PeatEngine: DialectEngine {
         size.scheduledRelays = scheduler.relays
         size.timers = scheduler.count + (documentTimer == nil ? 0 : 1)
         // The document's tables are bounded by the 512-byte value it must fit in.
-        size.other = links.count + document.counters.count + (document.emergency?.acks.count ?? 0)
+        size.other = links.count + document.counterCount + (document.emergency?.ackCount ?? 0)
         return size
     }
 
@@ -153,12 +153,15 @@ struct PeatEngine: DialectEngine {
 
     /// PEAT-R2: the node's own counter entry counts the changes of its own state.
     private func bumpOwnCounter(_ doc: inout PeatDocument) {
-        if let i = doc.counters.firstIndex(where: { $0.node == nodeID }) {
-            doc.counters[i].count &+= 1
+        // One copy out and one back in (the document keeps its counter as bytes).
+        var counters = doc.counters
+        if let i = counters.firstIndex(where: { $0.node == nodeID }) {
+            counters[i].count &+= 1
         } else {
-            doc.counters.append(PeatDocument.Counter(node: nodeID, count: 1))
-            doc.counters.sort { $0.node < $1.node }
+            counters.append(PeatDocument.Counter(node: nodeID, count: 1))
+            counters.sort { $0.node < $1.node }
         }
+        doc.counters = counters
     }
 
     // MARK: receiving (PEAT-W1)

@@ -42,7 +42,9 @@ public enum BitchatCompression {
         var format: BitchatCompressionFormat?
         let payload = [UInt8](unsafeUninitializedCapacity: originalSize) { output, count in
             let input = compressed.assumingMemoryBound(to: UInt8.self)
-            format = BitchatCompressionFormat.allCases.first { inflateExactly(input, into: output, format: $0) }
+            // Raw DEFLATE first, then zlib (named, not `allCases`, which builds an array per call).
+            format = inflateExactly(input, into: output, format: .deflate) ? .deflate
+                : inflateExactly(input, into: output, format: .zlib) ? .zlib : nil
             count = format == nil ? 0 : originalSize
         }
         guard let format else {

@@ -186,26 +186,46 @@ public struct BitchatPacket: WireFormat, NeutralForm {
         }
 
         public init(decoding bytes: Span<UInt8>) throws(WireError) {
-            self = try bytes.read { r throws(WireError) in try Layout(&r) }
+            self = try bytes.read { r throws(WireError) in try Layout.read(&r) }
         }
 
-        private init(_ r: inout BorrowedByteReader) throws(WireError) {
-            version = try r.readU8()
+        private init(version: UInt8, type: UInt8, ttl: UInt8, timestamp: UInt64, flags: Flags, padding: Int, senderID: Range<Int>,
+                     recipientID: Range<Int>?, route: Range<Int>?, payload: Range<Int>, inflated: Inflated?, signature: Range<Int>?) {
+            self.version = version
+            self.type = type
+            self.ttl = ttl
+            self.timestamp = timestamp
+            self.flags = flags
+            self.padding = padding
+            self.senderID = senderID
+            self.recipientID = recipientID
+            self.route = route
+            self.payload = payload
+            self.inflated = inflated
+            self.signature = signature
+        }
+
+        // Every field read into a local, the layout built once at the end, all of it inlined
+        // into `init(decoding:)`: assigning the fields of `self` one by one in an init that can
+        // throw built the layout on the stack and copied it out (retaining the inflated payload).
+        @inline(__always)
+        private static func read(_ r: inout BorrowedByteReader) throws(WireError) -> Layout {
+            let version = try r.readU8()
             guard version == 1 || version == 2 else {
                 throw WireError(.unknownType, "version \(version): only 1 and 2 exist")
             }
-            type = try r.readU8()
-            ttl = try r.readU8()
-            timestamp = try r.readU64BE()
-            flags = Flags(rawValue: try r.readU8())
+            let type = try r.readU8()
+            let ttl = try r.readU8()
+            let timestamp = try r.readU64BE()
+            let flags = Flags(rawValue: try r.readU8())
             let payloadLength = version == 2 ? Int(try r.readU32BE()) : Int(try r.readU16BE())
             // Refused before anything is read or allocated for it (the app does the same).
             guard payloadLength <= BitchatPacket.maxPayloadLength else {
                 throw WireError(.tooLarge, "payloadLength \(payloadLength) is above \(BitchatPacket.maxPayloadLength)")
             }
-            senderID = try r.readRange(BitchatPacket.idSize)
-            recipientID = flags.contains(.hasRecipient) ? try r.readRange(BitchatPacket.idSize) : nil
-            route = nil
+            let senderID = try r.readRange(BitchatPacket.idSize)
+            let recipientID = flags.contains(.hasRecipient) ? try r.readRange(BitchatPacket.idSize) : nil
+            var route: Range<Int>?
             if version == 2, flags.contains(.hasRoute) {
                 let count = Int(try r.readU8())
                 guard count > 0 else {
@@ -213,7 +233,8 @@ public struct BitchatPacket: WireFormat, NeutralForm {
                 }
                 route = try r.readRange(count * BitchatPacket.idSize)
             }
-            inflated = nil
+            let payload: Range<Int>
+            var inflated: Inflated?
             if flags.contains(.isCompressed) {
                 let sizeField = BitchatPacket.lengthFieldSize(version)
                 guard payloadLength > sizeField else {
@@ -228,8 +249,11 @@ public struct BitchatPacket: WireFormat, NeutralForm {
             } else {
                 payload = try r.readRange(payloadLength)
             }
-            signature = flags.contains(.hasSignature) ? try r.readRange(BitchatPacket.signatureSize) : nil
-            padding = try BitchatPadding.padLength(of: r.readRest(), in: r)
+            let signature = flags.contains(.hasSignature) ? try r.readRange(BitchatPacket.signatureSize) : nil
+            let padding = try BitchatPadding.padLength(of: r.readRest(), in: r)
+            return Layout(version: version, type: type, ttl: ttl, timestamp: timestamp, flags: flags, padding: padding,
+                          senderID: senderID, recipientID: recipientID, route: route, payload: payload, inflated: inflated,
+                          signature: signature)
         }
     }
 

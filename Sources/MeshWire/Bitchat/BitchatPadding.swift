@@ -18,7 +18,7 @@ public enum BitchatPadding {
     static func padLength(of rest: Range<Int>, in r: BorrowedByteReader) throws(WireError) -> Int {
         guard let lastIndex = rest.last else { return 0 }
         let last = r[lastIndex]
-        guard Int(last) == rest.count, rest.allSatisfy({ r[$0] == last }) else {
+        guard Int(last) == rest.count, r.allBytes(in: rest, equal: last) else {
             throw WireError(.trailingBytes, "\(rest.count) byte(s) after the frame at offset \(rest.lowerBound) are not a PKCS#7 pad")
         }
         return rest.count

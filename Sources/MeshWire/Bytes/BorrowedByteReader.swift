@@ -25,26 +25,42 @@ struct BorrowedByteReader {
 
     mutating func skip(_ count: Int) throws(WireError) { _ = try readRange(count) }
 
-    mutating func readRest() -> Range<Int> {
+    @inline(__always) mutating func readRest() -> Range<Int> {
         defer { offset = bytes.count }
         return offset..<bytes.count
     }
 
     /// The byte at `index` (an offset already read past), unchecked beyond the debug build.
-    subscript(index: Int) -> UInt8 { bytes[index] }
+    @inline(__always) subscript(index: Int) -> UInt8 { bytes[index] }
+
+    /// Whether every byte at `range` (offsets already read past) is `value`: eight at a time.
+    func allBytes(in range: Range<Int>, equal value: UInt8) -> Bool {
+        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count)
+        let word = UInt64(value) &* 0x0101_0101_0101_0101
+        var at = range.lowerBound
+        while range.upperBound - at >= 8 {
+            guard bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self) == word else { return false }
+            at += 8
+        }
+        while at < range.upperBound {
+            guard bytes[at] == value else { return false }
+            at += 1
+        }
+        return true
+    }
 
     /// The little-endian integers at an offset already read past (and checked) by a layout.
-    func u32LE(at index: Int) -> UInt32 {
+    @inline(__always) func u32LE(at index: Int) -> UInt32 {
         precondition(index >= 0 && index + 4 <= bytes.count)
         return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt32.self))
     }
-    func u64LE(at index: Int) -> UInt64 {
+    @inline(__always) func u64LE(at index: Int) -> UInt64 {
         precondition(index >= 0 && index + 8 <= bytes.count)
         return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
     }
 
     /// The next byte, not consumed; nil at the end.
-    func peekU8() -> UInt8? { isAtEnd ? nil : bytes[offset] }
+    @inline(__always) func peekU8() -> UInt8? { isAtEnd ? nil : bytes[offset] }
 
     @inline(__always) mutating func readU8() throws(WireError) -> UInt8 {
         guard remaining >= 1 else { throw .truncated(need: 1, have: 0, at: offset) }
@@ -52,33 +68,24 @@ struct BorrowedByteReader {
         return bytes[offset]
     }
 
-    @inline(__always) mutating func readU16BE() throws(WireError) -> UInt16 { try UInt16(truncatingIfNeeded: readBE(2)) }
-    @inline(__always) mutating func readU32BE() throws(WireError) -> UInt32 { try UInt32(truncatingIfNeeded: readBE(4)) }
-    @inline(__always) mutating func readU64BE() throws(WireError) -> UInt64 { try readBE(8) }
-    @inline(__always) mutating func readU16LE() throws(WireError) -> UInt16 { try UInt16(truncatingIfNeeded: readLE(2)) }
-    @inline(__always) mutating func readU32LE() throws(WireError) -> UInt32 { try UInt32(truncatingIfNeeded: readLE(4)) }
-    @inline(__always) mutating func readU64LE() throws(WireError) -> UInt64 { try readLE(8) }
+    @inline(__always) mutating func readU16BE() throws(WireError) -> UInt16 { UInt16(bigEndian: try load(UInt16.self)) }
+    @inline(__always) mutating func readU32BE() throws(WireError) -> UInt32 { UInt32(bigEndian: try load(UInt32.self)) }
+    @inline(__always) mutating func readU64BE() throws(WireError) -> UInt64 { UInt64(bigEndian: try load(UInt64.self)) }
+    @inline(__always) mutating func readU16LE() throws(WireError) -> UInt16 { UInt16(littleEndian: try load(UInt16.self)) }
+    @inline(__always) mutating func readU32LE() throws(WireError) -> UInt32 { UInt32(littleEndian: try load(UInt32.self)) }
+    @inline(__always) mutating func readU64LE() throws(WireError) -> UInt64 { UInt64(littleEndian: try load(UInt64.self)) }
 
+    /// The next integer's bytes in memory order, one unaligned load (not a byte at a time).
     @inline(__always)
-    private mutating func readBE(_ width: Int) throws(WireError) -> UInt64 {
+    private mutating func load<T: FixedWidthInteger>(_: T.Type) throws(WireError) -> T {
+        let width = MemoryLayout<T>.size
         guard remaining >= width else { throw .truncated(need: width, have: remaining, at: offset) }
-        var value: UInt64 = 0
-        for i in offset..<offset + width { value = value << 8 | UInt64(bytes[i]) }
-        offset += width
-        return value
-    }
-
-    @inline(__always)
-    private mutating func readLE(_ width: Int) throws(WireError) -> UInt64 {
-        guard remaining >= width else { throw .truncated(need: width, have: remaining, at: offset) }
-        var value: UInt64 = 0
-        for i in (offset..<offset + width).reversed() { value = value << 8 | UInt64(bytes[i]) }
-        offset += width
-        return value
+        defer { offset += width }
+        return bytes.loadUnaligned(fromByteOffset: offset, as: T.self)
     }
 
     /// Throws `trailingBytes` unless the whole input has been read.
-    func expectEnd() throws(WireError) {
+    @inline(__always) func expectEnd() throws(WireError) {
         guard isAtEnd else {
             throw WireError(.trailingBytes, "\(remaining) byte(s) after the end at offset \(offset)")
         }

@@ -11,22 +11,58 @@ public struct PeatEmergency: WireFormat, NeutralForm {
     public var source: UInt32
     /// Milliseconds since 1970.
     public var timestamp: UInt64
-    /// node -> has acked, ascending by node.
-    public var acks: [(node: UInt32, acked: Bool)]
+    /// The ack map as on the wire, `ackSize` bytes per entry (node u32 little-endian, acked 0
+    /// or 1): a slice of the input when decoded (a decode allocates no array), of the encoded
+    /// entries when built or set through `acks`. One byte form per map, so comparing the bytes
+    /// compares the maps.
+    public private(set) var ackBytes: ArraySlice<UInt8>
+    public var ackCount: Int { ackBytes.count / Self.ackSize }
+
+    /// node -> has acked, ascending by node: a copy made on each read (`ackBytes` is the
+    /// stored form); setting it encodes the entries.
+    public var acks: [(node: UInt32, acked: Bool)] {
+        get {
+            ackBytes.withUnsafeBytes { raw in
+                stride(from: 0, to: raw.count, by: Self.ackSize).map { at in
+                    (node: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self)), acked: raw[at + 4] == 1)
+                }
+            }
+        }
+        set {
+            var w = ByteWriter(capacity: newValue.count * Self.ackSize)
+            for a in newValue {
+                w.writeU32LE(a.node)
+                w.writeU8(a.acked ? 1 : 0)
+            }
+            ackBytes = w.bytes[...]
+        }
+    }
 
     public init(source: UInt32, timestamp: UInt64, acks: [(node: UInt32, acked: Bool)]) {
         self.source = source
         self.timestamp = timestamp
+        self.ackBytes = []
         self.acks = acks
     }
 
     public init(decoding bytes: borrowing ArraySlice<UInt8>) throws(WireError) {
-        try self.init(decoding: bytes.span)
+        try self.init(section: 0..<bytes.count, of: bytes)
     }
 
-    /// The same decoder over borrowed bytes.
+    /// The event at `section` (offsets from the start of `bytes`), its acks a slice of `bytes`
+    /// (a document's emergency section is decoded this way).
+    init(section: Range<Int>, of bytes: borrowing ArraySlice<UInt8>) throws(WireError) {
+        let layout = try Layout(decoding: bytes.span.extracting(section))
+        let start = bytes.startIndex + section.lowerBound
+        self.init(layout, ackBytes: bytes[(start + layout.acks.lowerBound)..<(start + layout.acks.upperBound)])
+    }
+
+    /// The same decoder over borrowed bytes; the value copies the ack entries (it owns its bytes).
     public init(decoding bytes: Span<UInt8>) throws(WireError) {
-        self = try bytes.read { r throws(WireError) in PeatEmergency(try Layout(&r), in: r) }
+        self = try bytes.read { r throws(WireError) in
+            let layout = try Layout(&r)
+            return PeatEmergency(layout, ackBytes: r.withBytes(layout.acks) { ArraySlice($0) })
+        }
     }
 
     /// An event read in place: its fields and where its acks lie (offsets from the start of the
@@ -37,6 +73,10 @@ public struct PeatEmergency: WireFormat, NeutralForm {
         public var timestamp: UInt64
         public var acks: Range<Int>
         public var ackCount: Int { acks.count / PeatEmergency.ackSize }
+
+        public init(decoding bytes: Span<UInt8>) throws(WireError) {
+            self = try bytes.read { r throws(WireError) in try Layout(&r) }
+        }
 
         /// Reads all of `r` (a document's emergency section reads its section this way).
         init(_ r: inout BorrowedByteReader) throws(WireError) {
@@ -63,43 +103,23 @@ public struct PeatEmergency: WireFormat, NeutralForm {
             }
             try r.expectEnd()
         }
-
-        func shifted(by delta: Int) -> Layout {
-            var moved = self
-            moved.acks = (acks.lowerBound + delta)..<(acks.upperBound + delta)
-            return moved
-        }
     }
 
-    /// The value of a checked layout, its acks read from `r`'s bytes.
-    init(_ layout: Layout, in r: BorrowedByteReader) {
+    /// The value of a checked layout, with its ack entries' bytes.
+    init(_ layout: Layout, ackBytes: ArraySlice<UInt8>) {
         source = layout.source
         timestamp = layout.timestamp
-        acks = stride(from: layout.acks.lowerBound, to: layout.acks.upperBound, by: Self.ackSize).map { at in
-            (node: r.u32LE(at: at), acked: r[at + 4] == 1)
-        }
+        // An empty map keeps no reference to the input.
+        self.ackBytes = ackBytes.isEmpty ? [] : ackBytes
     }
 
     public func encoded() -> [UInt8] {
-        var w = ByteWriter(capacity: Self.headerSize + acks.count * Self.ackSize)
+        var w = ByteWriter(capacity: Self.headerSize + ackBytes.count)
         w.writeU32LE(source)
         w.writeU64LE(timestamp)
-        w.writeU32LE(UInt32(acks.count))
-        for a in acks {
-            w.writeU32LE(a.node)
-            w.writeU8(a.acked ? 1 : 0)
-        }
+        w.writeU32LE(UInt32(ackCount))
+        w.write(ackBytes)
         return w.bytes
-    }
-
-    public static func == (a: Self, b: Self) -> Bool {
-        a.source == b.source && a.timestamp == b.timestamp && a.acks.elementsEqual(b.acks) { $0.node == $1.node && $0.acked == $1.acked }
-    }
-
-    public func hash(into h: inout Hasher) {
-        h.combine(source)
-        h.combine(timestamp)
-        for a in acks { h.combine(a.node); h.combine(a.acked) }
     }
 
     public init(neutral: JSONValue) throws(WireError) {

@@ -53,54 +53,97 @@ public struct PeatPeripheral: WireFormat, NeutralForm {
         self = try bytes.read { r throws(WireError) in try PeatPeripheral(&r) }
     }
 
-    /// Reads all of `r` (a document's peripheral section reads its section this way).
+    /// Reads all of `r`.
     init(_ r: inout BorrowedByteReader) throws(WireError) {
-        guard r.count >= Self.minimumSize else {
-            throw WireError(.truncated, "peripheral is \(r.count) byte(s), at least \(Self.minimumSize) needed")
-        }
-        id = try PeatWire.nonZeroNode(try r.readU32LE(), "Peripheral.id")
-        parent = try r.readU32LE()
-        let k = try r.readU8()
-        guard let kind = Kind(rawValue: k) else { throw WireError(.unknownType, "Peripheral.type \(k)") }
-        self.kind = kind
-        callsign = try r.withBytes(try r.readRange(Self.callsignSize)) { raw throws(WireError) in try Self.callsign(raw) }
-        health = try Self.health(try r.readRange(4), in: r)
-        switch try r.readU8() {
-        case 0: event = nil
-        case 1:
-            let t = try r.readU8()
-            guard let type = EventType(rawValue: t) else { throw WireError(.unknownType, "Peripheral.event.type \(t)") }
-            event = Event(type: type, timestamp: try PeatWire.timestamp(try r.readU64LE(), "Peripheral.event.timestamp", allowZero: true))
-        case let b: throw WireError(.valueOutOfRange, "Peripheral.has_event is \(b), must be 0 or 1")
-        }
-        timestamp = try PeatWire.timestamp(try r.readU64LE(), "Peripheral.timestamp", allowZero: true)
-        hasLocationByte = !r.isAtEnd
-        location = nil
-        if hasLocationByte {
-            switch try r.readU8() {
-            case 0: break
-            case 1: location = try Self.location(&r)
-            case let b: throw WireError(.valueOutOfRange, "Peripheral.has_location is \(b), must be 0 or 1")
-            }
-        }
-        try r.expectEnd()
+        self.init(try Layout(&r), in: r)
     }
 
-    private static func callsign(_ raw: UnsafeRawBufferPointer) throws(WireError) -> String {
-        let end = raw.firstIndex(of: 0) ?? raw.count
+    /// The value of a checked layout, its callsign read from `r`'s bytes (checked UTF-8, so the
+    /// text keeps them exactly).
+    init(_ layout: Layout, in r: BorrowedByteReader) {
+        id = layout.id
+        parent = layout.parent
+        kind = layout.kind
+        callsign = r.withBytes(layout.callsign) { String(decoding: $0.assumingMemoryBound(to: UInt8.self), as: UTF8.self) }
+        health = layout.health
+        event = layout.event
+        timestamp = layout.timestamp
+        location = layout.location
+        hasLocationByte = layout.hasLocationByte
+    }
+
+    /// A peripheral read and checked in place: its fields, and where its callsign's text lies
+    /// (offsets from the start of the input). The same rules and errors as
+    /// `PeatPeripheral(decoding:)`, which is built on it; a document's layout checks its
+    /// peripheral section with it without making the callsign's string.
+    struct Layout {
+        var id: UInt32
+        var parent: UInt32
+        var kind: Kind
+        /// The callsign's bytes before its NUL padding, well-formed UTF-8.
+        var callsign: Range<Int>
+        var health: Health
+        var event: Event?
+        var timestamp: UInt64
+        var location: Location?
+        var hasLocationByte: Bool
+
+        /// Reads all of `r` (a document's peripheral section reads its section this way, inlined:
+        /// the layout it only checks is never stored).
+        @inline(__always)
+        init(_ r: inout BorrowedByteReader) throws(WireError) {
+            guard r.count >= PeatPeripheral.minimumSize else {
+                throw WireError(.truncated, "peripheral is \(r.count) byte(s), at least \(PeatPeripheral.minimumSize) needed")
+            }
+            id = try PeatWire.nonZeroNode(try r.readU32LE(), "Peripheral.id")
+            parent = try r.readU32LE()
+            let k = try r.readU8()
+            guard let kind = Kind(rawValue: k) else { throw WireError(.unknownType, "Peripheral.type \(k)") }
+            self.kind = kind
+            callsign = try PeatPeripheral.callsign(try r.readRange(PeatPeripheral.callsignSize), in: r)
+            health = try PeatPeripheral.health(try r.readRange(4), in: r)
+            switch try r.readU8() {
+            case 0: event = nil
+            case 1:
+                let t = try r.readU8()
+                guard let type = EventType(rawValue: t) else { throw WireError(.unknownType, "Peripheral.event.type \(t)") }
+                event = Event(type: type, timestamp: try PeatWire.timestamp(try r.readU64LE(), "Peripheral.event.timestamp", allowZero: true))
+            case let b: throw WireError(.valueOutOfRange, "Peripheral.has_event is \(b), must be 0 or 1")
+            }
+            timestamp = try PeatWire.timestamp(try r.readU64LE(), "Peripheral.timestamp", allowZero: true)
+            hasLocationByte = !r.isAtEnd
+            location = nil
+            if hasLocationByte {
+                switch try r.readU8() {
+                case 0: break
+                case 1: location = try PeatPeripheral.location(&r)
+                case let b: throw WireError(.valueOutOfRange, "Peripheral.has_location is \(b), must be 0 or 1")
+                }
+            }
+            try r.expectEnd()
+        }
+    }
+
+    /// The callsign field's text: its bytes before the first NUL, checked.
+    private static func callsign(_ field: Range<Int>, in r: BorrowedByteReader) throws(WireError) -> Range<Int> {
+        var end = field.lowerBound
+        while end < field.upperBound, r[end] != 0 { end += 1 }
         // NUL padding only: a byte after the first NUL would be lost on re-encoding.
-        guard raw[end...].allSatisfy({ $0 == 0 }) else {
+        guard (end..<field.upperBound).allSatisfy({ r[$0] == 0 }) else {
             throw WireError(.valueOutOfRange, "Peripheral.callsign has bytes after its NUL padding")
         }
-        // Decoding repairs ill-formed UTF-8 into valid UTF-8, so the text keeps the exact bytes
-        // only when they were well-formed (and this path is not generic, unlike
-        // String(validating:as:), which looked up generic metadata on every decode).
-        let text = UnsafeRawBufferPointer(rebasing: raw[..<end]).assumingMemoryBound(to: UInt8.self)
-        let s = String(decoding: text, as: UTF8.self)
-        guard s.utf8.elementsEqual(text) else {
-            throw WireError(.valueOutOfRange, "Peripheral.callsign is not UTF-8")
+        // Checked without making a string (UTF8Span's validation, not generic, unlike
+        // String(validating:as:), which looked up generic metadata on every decode): decoding
+        // into a String would repair ill-formed bytes instead of refusing them.
+        // ASCII (the usual callsign) is well-formed: the 12 bytes tested at once first.
+        let wellFormed = r.withBytes(field) { raw in
+            let highBits = raw.loadUnaligned(as: UInt64.self) | UInt64(raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+            return highBits & 0x8080_8080_8080_8080 == 0
+        } || r.withBytes(field.lowerBound..<end) { raw in
+            (try? UTF8Span(validating: raw.assumingMemoryBound(to: UInt8.self).span)) != nil
         }
-        return s
+        guard wellFormed else { throw WireError(.valueOutOfRange, "Peripheral.callsign is not UTF-8") }
+        return field.lowerBound..<end
     }
 
     private static func health(_ b: Range<Int>, in r: BorrowedByteReader) throws(WireError) -> Health {

@@ -31,9 +31,9 @@ public enum PeatWire {
         return hash
     }
 
-    static func checkSize(_ count: Int, _ context: String) throws(WireError) {
+    static func checkSize(_ count: Int, _ context: @autoclosure () -> String) throws(WireError) {
         guard count <= maxValueSize else {
-            throw WireError(.tooLarge, "\(context) is \(count) bytes, above the \(maxValueSize)-byte maximum")
+            throw WireError(.tooLarge, "\(context()) is \(count) bytes, above the \(maxValueSize)-byte maximum")
         }
     }
 
