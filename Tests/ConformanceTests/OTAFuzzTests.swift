@@ -59,6 +59,14 @@ struct OTAFuzzTests {
         #expect(try mutant.kills([input]))
         var reference = DeathReplay(driver: VirtualDriver(), capabilities: .referenceNode(dialect), seed: 1)
         #expect(try !reference.kills([input]))
+        // 4. A replay reproduces only the kind of death it was given: the mutant goes silent,
+        // which is not a DUT that exited (a slow answer on a loaded host must not stand in for a crash).
+        var exited = DeathReplay(driver: VirtualDriver(faults: [.crashOnTruncated]), capabilities: .referenceNode(dialect), seed: 1,
+                                 reproducing: .failed("the DUT exited (exit status 3)"))
+        #expect(try !exited.kills([input]))
+        var silent = DeathReplay(driver: VirtualDriver(faults: [.crashOnTruncated]), capabilities: .referenceNode(dialect), seed: 1,
+                                 reproducing: .silent("no relay"))
+        #expect(try silent.kills([input]))
     }
 
     @Test(arguments: truncatable)

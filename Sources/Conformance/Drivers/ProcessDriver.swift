@@ -207,9 +207,11 @@ final class ProcessSession: DUTSession {
                 line = h
             } else {
                 do throws(ChildProcessError) {
-                    // Parsing costs more than reading: look at what is already waiting first,
-                    // so a DUT that floods faster than lines are parsed is caught by count.
-                    if child.queuedLines == 0 { try child.readReady(upTo: maxOutputs(afterInputs: inputs) - produced + 1) }
+                    // Parsing costs more than reading: take in all that is waiting before each
+                    // line is parsed, so a DUT that floods faster than lines are parsed is caught
+                    // by count, however slowly a loaded host parses (not only when the queue
+                    // runs dry, which on a busy host came after the check's window).
+                    try child.readReady(upTo: maxOutputs(afterInputs: inputs) - produced + 1)
                 } catch {
                     throw transportFailure(error)
                 }

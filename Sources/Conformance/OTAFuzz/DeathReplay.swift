@@ -17,14 +17,20 @@ struct DeathReplay {
     /// Past it no trial runs and every sequence counts as not killing, so bisecting and
     /// minimising stop with the shortest killing sequence found so far.
     let deadline: ContinuousClock.Instant?
+    /// The death being reproduced: a trial counts only when the DUT dies the same kind of
+    /// death. A DUT that failed (exited, dropped its link) must fail again: a slow answer on a
+    /// loaded host (a `silent` death) is not that crash, and keeping the candidate that caused
+    /// it would minimise the bug away. nil: either kind counts.
+    let original: DUTDeath?
 
     init(driver: any DUTDriver, capabilities: Capabilities, seed: UInt64, livenessSequence: UInt64 = FuzzedDUT.firstLivenessSequence,
-         deadline: ContinuousClock.Instant? = nil) {
+         deadline: ContinuousClock.Instant? = nil, reproducing original: DUTDeath? = nil) {
         self.driver = driver
         self.capabilities = capabilities
         self.seed = seed
         self.livenessSequence = livenessSequence
         self.deadline = deadline
+        self.original = original
     }
 
     /// The shortest suffix of `sequence` that still kills, by bisection (log2 of its length in
@@ -40,7 +46,8 @@ struct DeathReplay {
         return Array(sequence[kills...])
     }
 
-    /// Whether writing `sequence` to a fresh DUT leaves it dead (by either kind of death).
+    /// Whether writing `sequence` to a fresh DUT leaves it dead the original's kind of death
+    /// (either kind without one).
     /// A driver that only reconnects (a device on the air: it may come back fresh, as
     /// `meshconform node --fresh-when-idle` does, or not) first has to show the DUT alive,
     /// else the trial means nothing and the fuzzer stops.
@@ -62,8 +69,10 @@ struct DeathReplay {
         if !driver.startsFreshDUT, let death = try dut.liveness() {
             throw FuzzStopped("the DUT does not answer after reconnecting (\(death.reason)); it cannot be restarted from here: restart it and rerun (findings so far are saved)")
         }
-        if try dut.write(sequence) != nil { return true }
-        return try dut.liveness() != nil
+        var death = try dut.write(sequence)
+        if death == nil { death = try dut.liveness() }
+        guard let death else { return false }
+        return original.map { $0.kind == death.kind } ?? true
     }
 
     /// Inputs from tester 1 (the tests' shorthand).

@@ -209,7 +209,7 @@ public final class OTAFuzzCampaign {
         finding.signature = signature(death, finding.decoderVerdicts, minimised: false)
         finding.path = try store.save(batch, finding, name: String(rawName))
         var replay = DeathReplay(driver: driver, capabilities: capabilities, seed: sessionSeed, livenessSequence: livenessSequence,
-                                 deadline: clock.now + configuration.minimiseTime)
+                                 deadline: clock.now + configuration.minimiseTime, reproducing: death)
         defer {
             summary.replays += replay.trials
             livenessSequence = replay.livenessSequence
