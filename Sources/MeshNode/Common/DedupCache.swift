@@ -1,10 +1,14 @@
-import DequeModule
-
 /// A bounded, time-windowed memory of keys seen, for de-duplication (RELAY-R3, BLEMESH-R5) and
 /// for the other "seen recently" tables (RELAY-R10 lastSeq, BLEMESH-R15 request ids, relay ack
 /// routes). Entries live `retention` after their last insert or update; when more than
 /// `capacity` are held the oldest goes first. Every operation is O(1) amortised: a queue in
-/// insertion order plus a hash table, expired lazily from the front as time passes.
+/// insertion order plus a hash table of indices into it, expired lazily from the front as time
+/// passes.
+///
+/// The queue holds each key once, with its value and time; the table holds 4-byte indices
+/// into the queue. A simulated mesh of thousands of nodes keeps thousands of these caches, and
+/// each lookup touches a different one: what decides the cost is how many of them fit in the
+/// processor's cache, so an entry is kept as small as its key, value and time allow.
 struct DedupCache<Key: Hashable, Value> {
     let capacity: Int
     let retention: Duration
@@ -18,19 +22,40 @@ struct DedupCache<Key: Hashable, Value> {
         case arbitrary
     }
 
-    private struct Slot {
+    /// One insert or update. Fields in this order so that padding is least (a `Bool` after a
+    /// key whose size is not a multiple of 8 costs nothing).
+    private struct Entry {
+        var key: Key
         var value: Value
+        /// False once the key was updated (its newer entry is the live one) or removed: a stale
+        /// entry still counts toward `capacity`, so the queue stays bounded whatever the
+        /// update pattern, and waits for its turn at the front.
+        var live: Bool
         var stamp: Instant
-        var serial: UInt64
     }
 
-    /// Insertion order. An update re-queues its key, leaving a stale entry whose serial no
-    /// longer matches the table; such entries are skipped (and still count toward
-    /// `capacity`, so the queue stays bounded whatever the update pattern).
-    private var order: Deque<(key: Key, stamp: Instant, serial: UInt64)> = []
-    /// Key -> value, stamp and serial; a `ProbingTable`, one cache line per lookup.
-    private var slots = ProbingTable<Key, Slot>()
-    private var nextSerial: UInt64 = 0
+    /// The queue in insertion order: a ring of `ringSize` (a power of two) slots, the oldest
+    /// entry at `head`. The array grows by appending until the ring is full; a slot behind
+    /// the front keeps its old entry until the ring comes round to it.
+    private var ring: [Entry] = []
+    private var ringSize = 0
+    private var head = 0
+    /// Key -> ring index of its live entry: open addressing, linear probing, twice the ring's
+    /// size (so at most half full), `Self.empty` where none. Removal shifts the following
+    /// entries of the probe run back (no tombstones), so a cache that keeps inserting and
+    /// expiring never fills with dead entries.
+    private var table: [UInt32] = []
+    private static var empty: UInt32 { .max }
+
+    /// Keys currently remembered.
+    private(set) var count = 0
+
+    /// Queue entries held, live or stale: the memory actually in use. Kept here rather than
+    /// read from the queue's storage: the simulator asks every node for it after every event.
+    private(set) var footprint = 0
+
+    /// Entries ever pushed: what the mutant's eviction draws its position from.
+    private var pushes: UInt64 = 0
 
     init(capacity: Int, retention: Duration, eviction: Eviction = .oldestFirst) {
         precondition(capacity > 0, "a de-duplication cache needs room for at least one key")
@@ -47,26 +72,20 @@ struct DedupCache<Key: Hashable, Value> {
                   eviction: faults.contains(.evictArbitrary) ? .arbitrary : .oldestFirst)
     }
 
-    /// Keys currently remembered.
-    var count: Int { slots.count }
-
-    /// Queue entries held, live or stale: the memory actually in use. Kept here rather than
-    /// read from the queue: the simulator asks every node for it after every event, and the
-    /// queue's count lives in its storage, one more cache miss per cache.
-    private(set) var footprint = 0
-
     func contains(_ key: Key, at now: Instant) -> Bool { value(for: key, at: now) != nil }
 
     func value(for key: Key, at now: Instant) -> Value? {
-        guard let slot = slots[key], now - slot.stamp < retention else { return nil }
-        return slot.value
+        guard count > 0, case (let slot, true) = find(key) else { return nil }
+        let entry = ring[Int(table[slot])]
+        guard now - entry.stamp < retention else { return nil }
+        return entry.value
     }
 
     /// Remembers `key` with `value` unless it is already present; true when it was new.
     @discardableResult
     mutating func insert(_ key: Key, value: Value, at now: Instant) -> Bool {
         expire(at: now)
-        guard slots[key] == nil else { return false }
+        if count > 0, find(key).found { return false }
         push(key, value, now)
         return true
     }
@@ -77,20 +96,47 @@ struct DedupCache<Key: Hashable, Value> {
         push(key, value, now)
     }
 
-    mutating func remove(_ key: Key) { slots[key] = nil }
+    mutating func remove(_ key: Key) {
+        guard count > 0, case (let slot, true) = find(key) else { return }
+        ring[Int(table[slot])].live = false
+        vacate(slot)
+    }
 
     /// Forgets every entry older than the retention window.
     mutating func expire(at now: Instant) {
-        while let first = order.first, now - first.stamp >= retention {
+        while footprint > 0, now - ring[head].stamp >= retention {
             dropFront()
         }
     }
 
+    /// The table slot holding `key`, or the empty slot where it would go. The table must not
+    /// be empty.
+    private func find(_ key: Key) -> (slot: Int, found: Bool) {
+        let hash = key.hashValue
+        return table.withUnsafeBufferPointer { table in
+            ring.withUnsafeBufferPointer { ring in
+                let mask = table.count - 1
+                var slot = hash & mask
+                while true {
+                    let index = table[slot]
+                    if index == Self.empty { return (slot, false) }
+                    if ring[Int(index)].key == key { return (slot, true) }
+                    slot = (slot + 1) & mask
+                }
+            }
+        }
+    }
+
     private mutating func push(_ key: Key, _ value: Value, _ now: Instant) {
-        nextSerial &+= 1
-        slots[key] = Slot(value: value, stamp: now, serial: nextSerial)
-        order.append((key, now, nextSerial))
+        pushes &+= 1
+        if footprint == ringSize { rebuild(ringSize: max(8, 2 * ringSize)) }
+        let index = (head + footprint) & (ringSize - 1)
+        let entry = Entry(key: key, value: value, live: true, stamp: now)
+        if index < ring.count { ring[index] = entry } else { ring.append(entry) }
         footprint += 1
+        let (slot, found) = find(key)
+        if found { ring[Int(table[slot])].live = false } else { count += 1 }
+        table[slot] = UInt32(index)
         while footprint > capacity {
             switch eviction {
             case .oldestFirst: dropFront()
@@ -99,22 +145,60 @@ struct DedupCache<Key: Hashable, Value> {
         }
     }
 
-    /// The mutant's eviction: an entry at a position that looks random but is fixed by the
-    /// insert count (splitmix64 of the serial), so every run of the mutant evicts alike. O(n).
-    private mutating func dropArbitrary() {
-        var h = nextSerial &* 0x9E37_79B9_7F4A_7C15
-        h = (h ^ (h >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        h = (h ^ (h >> 27)) &* 0x94D0_49BB_1331_11EB
-        let entry = order.remove(at: Int((h ^ (h >> 31)) % UInt64(order.count)))
+    private mutating func dropFront() {
+        if ring[head].live, case (let slot, true) = find(ring[head].key) { vacate(slot) }
+        head = (head + 1) & (ringSize - 1)
         footprint -= 1
-        if slots[entry.key]?.serial == entry.serial { slots[entry.key] = nil }
     }
 
-    private mutating func dropFront() {
-        let entry = order.removeFirst()
-        footprint -= 1
-        // Only the queue entry carrying the live serial owns the key; older ones are stale.
-        if slots[entry.key]?.serial == entry.serial { slots[entry.key] = nil }
+    /// The mutant's eviction: an entry at a position that looks random but is fixed by the
+    /// insert count (splitmix64 of it), so every run of the mutant evicts alike. O(n).
+    private mutating func dropArbitrary() {
+        var h = pushes &* 0x9E37_79B9_7F4A_7C15
+        h = (h ^ (h >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        h = (h ^ (h >> 27)) &* 0x94D0_49BB_1331_11EB
+        rebuild(ringSize: ringSize, dropping: Int((h ^ (h >> 31)) % UInt64(footprint)))
+    }
+
+    /// Empties table slot `slot`, then shifts back each following entry of the probe run whose
+    /// home is not between the hole and itself (cyclically): the hole would cut it off from
+    /// its home.
+    private mutating func vacate(_ slot: Int) {
+        count -= 1
+        let mask = table.count - 1
+        var hole = slot
+        table[hole] = Self.empty
+        var next = (hole + 1) & mask
+        while table[next] != Self.empty {
+            let home = ring[Int(table[next])].key.hashValue & mask
+            let staysPut = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
+            if !staysPut {
+                table[hole] = table[next]
+                table[next] = Self.empty
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+    }
+
+    /// Lays the queue out afresh from index 0 in a ring of `newSize` slots (without the entry
+    /// `dropping` places from the front, if given) and rebuilds the table for it.
+    private mutating func rebuild(ringSize newSize: Int, dropping removed: Int? = nil) {
+        var entries: [Entry] = []
+        entries.reserveCapacity(newSize)
+        for offset in 0..<footprint where offset != removed {
+            entries.append(ring[(head + offset) & (ringSize - 1)])
+        }
+        ring = entries
+        ringSize = newSize
+        head = 0
+        footprint = entries.count
+        table = Array(repeating: Self.empty, count: 2 * newSize)
+        count = 0
+        for index in ring.indices where ring[index].live {
+            table[find(ring[index].key).slot] = UInt32(index)
+            count += 1
+        }
     }
 }
 

@@ -24,12 +24,6 @@ struct RelayEngine: DialectEngine {
         case beacon(origin: UUID, seqNo: UInt32)
     }
 
-    /// What RELAY-R3 records with a frame key, for routing acks back (RELAY-R7).
-    struct SeenFrame {
-        var ingress: LinkID?
-        var relayed: Bool
-    }
-
     /// A frame this node originated, kept until acked or 300 s old (RELAY-R8).
     struct Outstanding {
         var packet: [UInt8]
@@ -51,7 +45,9 @@ struct RelayEngine: DialectEngine {
     private var links: [LinkID] = []
     let nodeID: UUID
     private let faults: Set<Fault>
-    private var seen: DedupCache<SeenKey, SeenFrame>
+    /// RELAY-R3's message cache. Keys alone: acks find their way back through `ackRoutes`, so
+    /// nothing read later is recorded with a key (an ingress link kept here was never read).
+    private var seen: DedupCache<SeenKey, Void>
     private var scheduler: RelayScheduler<SeenKey>
     private(set) var counters = NodeCounters()
 
@@ -133,7 +129,7 @@ struct RelayEngine: DialectEngine {
         switch occasion {
         case .linkUp(let link):
             beaconSeqNo &+= 1
-            seen.insert(.beacon(origin: nodeID, seqNo: beaconSeqNo), value: SeenFrame(ingress: nil, relayed: false), at: now)
+            seen.insert(.beacon(origin: nodeID, seqNo: beaconSeqNo), at: now)
             return [.send(RelayPacket.beacon(Beacon(origin: nodeID, seqNo: beaconSeqNo, ttl: Self.defaultTTL, hop: 0)).encoded(), on: link)]
         case .tick:
             keyring.add(contact: Self.absentContact.nodeID, publicKey: Self.absentContact.publicKey)
@@ -191,7 +187,7 @@ struct RelayEngine: DialectEngine {
         beaconSeqNo &+= 1
         var beacon = RelayPacket.beacon(Beacon(origin: nodeID, seqNo: beaconSeqNo, ttl: Self.defaultTTL, hop: 0)).encoded()
         if faults.contains(.beaconType46) { beacon[0] = 0x46 }   // mutant: the app's type byte
-        seen.insert(.beacon(origin: nodeID, seqNo: beaconSeqNo), value: SeenFrame(ingress: nil, relayed: false), at: now)
+        seen.insert(.beacon(origin: nodeID, seqNo: beaconSeqNo), at: now)
         let next = timers.make()
         beaconTimer = next
         return sendAll(beacon, except: nil) + [.setTimer(next, at: now + Self.beaconPeriod)]
@@ -216,7 +212,7 @@ struct RelayEngine: DialectEngine {
             dropped += 1
             return []
         }
-        seen.insert(.frame(origin: nodeID, seq: seq), value: SeenFrame(ingress: nil, relayed: false), at: now)
+        seen.insert(.frame(origin: nodeID, seq: seq), at: now)
         if outstanding.count >= Self.maxOutstanding, let oldest = outstanding.min(by: { $0.value.created < $1.value.created })?.key {
             outstanding[oldest] = nil
         }
@@ -288,7 +284,7 @@ struct RelayEngine: DialectEngine {
         // RELAY-R5.2: a duplicate is dropped (and may cancel a probabilistic relay).
         if !noDedup, seen.contains(key, at: now) { return scheduler.heardAgain(key) }
         // RELAY-R5.3: record the key with the ingress link even when the frame is not relayed.
-        seen.insert(key, value: SeenFrame(ingress: link, relayed: false), at: now)
+        seen.insert(key, at: now)
         var actions = forward(header, body: body, key: key, on: link, at: now)
         if faults.contains(.ackBroadcast) {
             // Mutant: acks frames that are not addressed to it (relay has no broadcast).
@@ -314,7 +310,7 @@ struct RelayEngine: DialectEngine {
         let actions = sendAll(packet, except: faults.contains(.relayToSender) ? nil : link)
         guard !actions.isEmpty else { return [] }
         // RELAY-R3 / R7.2: remember that it was relayed and where it came from, for the ack.
-        seen.update(key, value: SeenFrame(ingress: link, relayed: true), at: now)
+        seen.update(key, value: (), at: now)
         var back = ackRoutes.value(for: header.seq, at: now) ?? []
         if !back.contains(link), back.count < Self.maxNeighbours + 1 { back.append(link) }
         ackRoutes.update(header.seq, value: back, at: now)
@@ -335,11 +331,11 @@ struct RelayEngine: DialectEngine {
         // otherwise, so a forged copy cannot suppress the genuine one.
         guard let message = open(header, body: body) else {
             // Mutant accept-forged: records the key anyway, so the genuine frame becomes a duplicate.
-            if faults.contains(.acceptForged) { seen.insert(key, value: SeenFrame(ingress: link, relayed: false), at: now) }
+            if faults.contains(.acceptForged) { seen.insert(key, at: now) }
             refuse()
             return []
         }
-        seen.insert(key, value: SeenFrame(ingress: link, relayed: false), at: now)
+        seen.insert(key, at: now)
         // RELAY-R4.3: never relayed.
         return [.deliver(message)] + sendAck(header.seq, on: link, at: now)
     }
@@ -406,7 +402,7 @@ struct RelayEngine: DialectEngine {
             }
         }
         // RELAY-R10.3: record it.
-        seen.insert(key, value: SeenFrame(ingress: link, relayed: false), at: now)
+        seen.insert(key, at: now)
         lastSeq.update(beacon.origin, value: beacon.seqNo, at: now)
         // Mutant ack-beacons: acks it as if it were a frame (RELAY-R10.5 says never).
         let ack = faults.contains(.ackBeacons) ? sendAck(UInt64(beacon.seqNo), on: link, at: now) : []
