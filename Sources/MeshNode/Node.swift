@@ -4,7 +4,12 @@
 /// give the same actions, in unit tests, in the simulator and on a radio alike.
 public struct Node {
     // What every event reads first (a simulated mesh holds thousands of nodes in one array).
-    private var engine: any DialectEngine
+    /// A relay node's engine, held in the node itself: behind `other`'s existential box it
+    /// costs a pointer chase (a cache miss in a mesh of thousands of nodes) and a uniqueness
+    /// check of the box on every event. Exactly one of `relay` and `other` is set.
+    private var relay: RelayEngine?
+    /// The engine of every other dialect.
+    private var other: (any DialectEngine)?
     /// How often the node sends its background traffic (`chatter`) on every link, besides on
     /// each new link: the `chatty` mutant's 500 ms, or the page's announce period when the node
     /// announces like the apps (`NodeConfig.announces`); nil: it sends none.
@@ -18,15 +23,26 @@ public struct Node {
     public init(dialect: DialectName, config: NodeConfig, seed: UInt64) {
         self.dialect = dialect
         self.config = config
-        engine = dialect.makeEngine(config: config, seed: seed)
+        let engine = dialect.makeEngine(config: config, seed: seed)
+        if let engine = engine as? RelayEngine { relay = engine } else { other = engine }
         chatterPeriod = config.faults.contains(.chatty) ? Self.chattyPeriod : config.announces ? engine.announcePeriod : nil
     }
 
     public var address: NodeAddress { config.address }
 
     public mutating func handle(_ event: NodeEvent, at now: Instant) -> [NodeAction] {
-        guard let chatterPeriod else { return engine.handle(event, at: now) }
+        guard let chatterPeriod else { return engineHandle(event, at: now) }
         return chatty(event, period: chatterPeriod, at: now)
+    }
+
+    private mutating func engineHandle(_ event: NodeEvent, at now: Instant) -> [NodeAction] {
+        if relay != nil { return relay!.handle(event, at: now) }
+        return other!.handle(event, at: now)
+    }
+
+    private mutating func engineChatter(_ occasion: ChatterOccasion, at now: Instant) -> [NodeAction] {
+        if relay != nil { return relay!.chatter(occasion, at: now) }
+        return other!.chatter(occasion, at: now)
     }
 
     /// The engine's own behaviour, plus its background traffic (`chatter`) on every new link and
@@ -36,14 +52,14 @@ public struct Node {
             chattyTimerSet = false
             guard !chattyLinks.isEmpty else { return [] }
             chattyTimerSet = true
-            return engine.chatter(.tick(chattyLinks.sorted()), at: now).filter(isChattyLive) + [.setTimer(Self.chattyTimer, at: now + period)]
+            return engineChatter(.tick(chattyLinks.sorted()), at: now).filter(isChattyLive) + [.setTimer(Self.chattyTimer, at: now + period)]
         }
-        var actions = engine.handle(event, at: now)
+        var actions = engineHandle(event, at: now)
         for case .disconnect(let link) in actions { chattyLinks.remove(link) }
         switch event {
         case .linkUp(let link, _, _) where !actions.contains(.disconnect(link)):
             chattyLinks.insert(link)
-            actions += engine.chatter(.linkUp(link), at: now)
+            actions += engineChatter(.linkUp(link), at: now)
             if !chattyTimerSet {
                 chattyTimerSet = true
                 actions.append(.setTimer(Self.chattyTimer, at: now + period))
@@ -64,10 +80,10 @@ public struct Node {
     public static let chattyPeriod: Duration = .milliseconds(500)
 
     /// What the node holds, for the bounded-memory tests and the simulator's metrics.
-    public var stateSize: NodeStateSize { engine.stateSize }
+    public var stateSize: NodeStateSize { relay?.stateSize ?? other!.stateSize }
 
     /// What the node has received so far (message copies and duplicates).
-    public var counters: NodeCounters { engine.counters }
+    public var counters: NodeCounters { relay?.counters ?? other!.counters }
 }
 
 /// The rules of one dialect (docs/dialects/<name>.md) behind the common node interface.

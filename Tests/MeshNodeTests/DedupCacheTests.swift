@@ -8,7 +8,7 @@ import Testing
 @Suite struct DedupCacheTests {
     /// Keys whose hash is their value mod 16: long probe runs that wrap around the table's end,
     /// so removal must shift entries back across the wrap, not only within a run.
-    struct Colliding: Hashable {
+    struct Colliding: DedupKey {
         var value: Int
         func hash(into hasher: inout Hasher) { hasher.combine(value % 16) }
     }

@@ -16,7 +16,7 @@ struct BLEMeshEngine: DialectEngine {
     static let epoch2001 = 978_307_200.0
 
     /// BLEMESH-R5: the key "<id>-<originID>-<sequenceNumber>", kept as the triple it spells.
-    struct SeenKey: Hashable {
+    struct SeenKey: DedupKey {
         var id: UUID
         var origin: UUID
         var sequence: UInt64

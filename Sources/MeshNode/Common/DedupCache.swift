@@ -9,9 +9,13 @@
 /// into the queue. A simulated mesh of thousands of nodes keeps thousands of these caches, and
 /// each lookup touches a different one: what decides the cost is how many of them fit in the
 /// processor's cache, so an entry is kept as small as its key, value and time allow.
-struct DedupCache<Key: Hashable, Value> {
+struct DedupCache<Key: DedupKey, Value> {
     let capacity: Int
     let retention: Duration
+    /// `retention` in whole nanoseconds, rounded up: an entry `d` ns old is live when
+    /// `d < retentionNanoseconds`, as when `Duration.nanoseconds(d) < retention` (compared here
+    /// without building a 128-bit `Duration` per lookup).
+    private let retentionNanoseconds: Int64
     /// Which entry goes when more than `capacity` are held: the oldest (every page's rule), or,
     /// for the mutant `evict-arbitrary`, one anywhere in the queue, as a Swift `Set`'s
     /// `removeFirst()` picks one (camp app row 2).
@@ -45,6 +49,7 @@ struct DedupCache<Key: Hashable, Value> {
     /// entries of the probe run back (no tombstones), so a cache that keeps inserting and
     /// expiring never fills with dead entries.
     private var table: [UInt32] = []
+    private var tableMask = 0
     private static var empty: UInt32 { .max }
 
     /// Keys currently remembered.
@@ -61,6 +66,10 @@ struct DedupCache<Key: Hashable, Value> {
         precondition(capacity > 0, "a de-duplication cache needs room for at least one key")
         self.capacity = capacity
         self.retention = retention
+        let (seconds, attoseconds) = retention.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let rest = (attoseconds + 999_999_999) / 1_000_000_000
+        retentionNanoseconds = overflow || whole > .max - rest ? .max : whole + rest
         self.eviction = eviction
     }
 
@@ -75,17 +84,18 @@ struct DedupCache<Key: Hashable, Value> {
     func contains(_ key: Key, at now: Instant) -> Bool { value(for: key, at: now) != nil }
 
     func value(for key: Key, at now: Instant) -> Value? {
-        guard count > 0, case (let slot, true) = find(key) else { return nil }
-        let entry = ring[Int(table[slot])]
-        guard now - entry.stamp < retention else { return nil }
-        return entry.value
+        guard count > 0, case (_, let index?) = find(key) else { return nil }
+        return ring.withUnsafeBufferPointer { ring in
+            let entry = ring.baseAddress.unsafelyUnwrapped + index
+            return now.nanoseconds - entry.pointee.stamp.nanoseconds < retentionNanoseconds ? entry.pointee.value : nil
+        }
     }
 
     /// Remembers `key` with `value` unless it is already present; true when it was new.
     @discardableResult
     mutating func insert(_ key: Key, value: Value, at now: Instant) -> Bool {
         expire(at: now)
-        if count > 0, find(key).found { return false }
+        if count > 0, find(key).index != nil { return false }
         push(key, value, now)
         return true
     }
@@ -97,30 +107,32 @@ struct DedupCache<Key: Hashable, Value> {
     }
 
     mutating func remove(_ key: Key) {
-        guard count > 0, case (let slot, true) = find(key) else { return }
-        ring[Int(table[slot])].live = false
+        guard count > 0, case (let slot, let index?) = find(key) else { return }
+        ring[index].live = false
         vacate(slot)
     }
 
     /// Forgets every entry older than the retention window.
     mutating func expire(at now: Instant) {
-        while footprint > 0, now - ring[head].stamp >= retention {
+        while footprint > 0, now.nanoseconds - ring[head].stamp.nanoseconds >= retentionNanoseconds {
             dropFront()
         }
     }
 
-    /// The table slot holding `key`, or the empty slot where it would go. The table must not
-    /// be empty.
-    private func find(_ key: Key) -> (slot: Int, found: Bool) {
-        let hash = key.hashValue
+    /// The table slot holding `key` and the ring index of its entry, or the empty slot where
+    /// it would go. The table must not be empty. Reads the two arrays' elements alone, not
+    /// their headers (the mask is kept here): in a large mesh each header is one more miss.
+    private func find(_ key: Key) -> (slot: Int, index: Int?) {
+        let hash = key.tableHash
+        let mask = tableMask
         return table.withUnsafeBufferPointer { table in
             ring.withUnsafeBufferPointer { ring in
-                let mask = table.count - 1
+                let slots = table.baseAddress.unsafelyUnwrapped, entries = ring.baseAddress.unsafelyUnwrapped
                 var slot = hash & mask
                 while true {
-                    let index = table[slot]
-                    if index == Self.empty { return (slot, false) }
-                    if ring[Int(index)].key == key { return (slot, true) }
+                    let index = slots[slot]
+                    if index == Self.empty { return (slot, nil) }
+                    if entries[Int(index)].key == key { return (slot, Int(index)) }
                     slot = (slot + 1) & mask
                 }
             }
@@ -134,8 +146,8 @@ struct DedupCache<Key: Hashable, Value> {
         let entry = Entry(key: key, value: value, live: true, stamp: now)
         if index < ring.count { ring[index] = entry } else { ring.append(entry) }
         footprint += 1
-        let (slot, found) = find(key)
-        if found { ring[Int(table[slot])].live = false } else { count += 1 }
+        let (slot, live) = find(key)
+        if let live { ring[live].live = false } else { count += 1 }
         table[slot] = UInt32(index)
         while footprint > capacity {
             switch eviction {
@@ -146,7 +158,7 @@ struct DedupCache<Key: Hashable, Value> {
     }
 
     private mutating func dropFront() {
-        if ring[head].live, case (let slot, true) = find(ring[head].key) { vacate(slot) }
+        if ring[head].live { vacate(find(ring[head].key).slot) }
         head = (head + 1) & (ringSize - 1)
         footprint -= 1
     }
@@ -165,12 +177,12 @@ struct DedupCache<Key: Hashable, Value> {
     /// its home.
     private mutating func vacate(_ slot: Int) {
         count -= 1
-        let mask = table.count - 1
+        let mask = tableMask
         var hole = slot
         table[hole] = Self.empty
         var next = (hole + 1) & mask
         while table[next] != Self.empty {
-            let home = ring[Int(table[next])].key.hashValue & mask
+            let home = ring[Int(table[next])].key.tableHash & mask
             let staysPut = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
             if !staysPut {
                 table[hole] = table[next]
@@ -194,6 +206,7 @@ struct DedupCache<Key: Hashable, Value> {
         head = 0
         footprint = entries.count
         table = Array(repeating: Self.empty, count: 2 * newSize)
+        tableMask = 2 * newSize - 1
         count = 0
         for index in ring.indices where ring[index].live {
             table[find(ring[index].key).slot] = UInt32(index)

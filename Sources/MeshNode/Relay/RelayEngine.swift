@@ -19,9 +19,21 @@ struct RelayEngine: DialectEngine {
     /// Frames this node originated and keeps for retransmission (RELAY-R8), at most.
     static let maxOutstanding = 64
 
-    enum SeenKey: Hashable {
+    enum SeenKey: DedupKey {
         case frame(origin: UUID, seq: UInt64)
         case beacon(origin: UUID, seqNo: UInt32)
+
+        /// Looked up on every reception: the origin's bytes and the number, mixed once.
+        var tableHash: Int {
+            switch self {
+            case .frame(let origin, let seq):
+                let (a, b) = TableHash.words(origin)
+                return TableHash.mix(a, b ^ seq)
+            case .beacon(let origin, let seqNo):
+                let (a, b) = TableHash.words(origin)
+                return TableHash.mix(a ^ 1, b ^ UInt64(seqNo))
+            }
+        }
     }
 
     /// A frame this node originated, kept until acked or 300 s old (RELAY-R8).
@@ -440,7 +452,7 @@ struct RelayEngine: DialectEngine {
 }
 
 /// An ack forwarded on a link (RELAY-R7.2).
-private struct ForwardedAck: Hashable {
+private struct ForwardedAck: DedupKey {
     var seq: UInt64
     var link: LinkID
 }
