@@ -1,14 +1,15 @@
 /// A bounded, time-windowed memory of keys seen, for de-duplication (RELAY-R3, BLEMESH-R5) and
 /// for the other "seen recently" tables (RELAY-R10 lastSeq, BLEMESH-R15 request ids, relay ack
 /// routes). Entries live `retention` after their last insert or update; when more than
-/// `capacity` are held the oldest goes first. Every operation is O(1) amortised: a queue in
-/// insertion order plus a hash table of indices into it, expired lazily from the front as time
+/// `capacity` are held the oldest goes first. Every operation is O(1) amortised: a hash table
+/// of the entries plus a queue in insertion order, expired lazily from the front as time
 /// passes.
 ///
-/// The queue holds each key once, with its value and time; the table holds 4-byte indices
-/// into the queue. A simulated mesh of thousands of nodes keeps thousands of these caches, and
-/// each lookup touches a different one: what decides the cost is how many of them fit in the
-/// processor's cache, so an entry is kept as small as its key, value and time allow.
+/// A simulated mesh of thousands of nodes keeps thousands of these caches, and each lookup
+/// touches a different one: what decides the cost is how many cache lines a lookup reads and
+/// how many of the caches fit in the processor's cache. So a lookup reads one entry of the
+/// table (key, value, time side by side) and nothing else, and the queue holds 16 bytes per
+/// insert (no key).
 struct DedupCache<Key: DedupKey, Value> {
     let capacity: Int
     let retention: Duration
@@ -26,31 +27,40 @@ struct DedupCache<Key: DedupKey, Value> {
         case arbitrary
     }
 
-    /// One insert or update. Fields in this order so that padding is least (a `Bool` after a
-    /// key whose size is not a multiple of 8 costs nothing).
+    /// A key remembered, with the serial of its last insert or update: the queue entry with
+    /// that serial is the one that expires it.
     private struct Entry {
         var key: Key
         var value: Value
-        /// False once the key was updated (its newer entry is the live one) or removed: a stale
-        /// entry still counts toward `capacity`, so the queue stays bounded whatever the
-        /// update pattern, and waits for its turn at the front.
-        var live: Bool
+        var serial: UInt32
         var stamp: Instant
     }
 
-    /// The queue in insertion order: a ring of `ringSize` (a power of two) slots, the oldest
-    /// entry at `head`. The array grows by appending until the ring is full; a slot behind
-    /// the front keeps its old entry until the ring comes round to it.
-    private var ring: [Entry] = []
-    private var ringSize = 0
+    /// One insert or update, in the queue: where its key's entry lives (the low bits of the
+    /// key's hash), which insert it was, and when.
+    private struct Insert {
+        var hash: UInt32
+        var serial: UInt32
+        var stamp: Int64
+    }
+
+    /// Open addressing, linear probing, at most three quarters full; `tableMask` is its
+    /// count - 1, kept here so that a lookup does not read the array's header (one more cache
+    /// miss per lookup in a large mesh). Removal shifts the following entries of the probe run
+    /// back (no tombstones), so a cache that keeps inserting and expiring never fills with
+    /// dead entries.
+    private var table: [Entry?] = []
+    private var tableMask = -1
+
+    /// Insertion order: a ring of `queue.count` (a power of two) slots, the oldest at `head`.
+    /// An update queues its key again; the earlier insert is then stale (its serial no longer
+    /// the entry's), is skipped when it reaches the front, and still counts toward `capacity`,
+    /// so the queue stays bounded whatever the update pattern.
+    private var queue: [Insert] = []
     private var head = 0
-    /// Key -> ring index of its live entry: open addressing, linear probing, twice the ring's
-    /// size (so at most half full), `Self.empty` where none. Removal shifts the following
-    /// entries of the probe run back (no tombstones), so a cache that keeps inserting and
-    /// expiring never fills with dead entries.
-    private var table: [UInt32] = []
-    private var tableMask = 0
-    private static var empty: UInt32 { .max }
+    private var serial: UInt32 = 0
+    /// Inserts ever made: what the mutant's eviction draws its position from.
+    private var pushes: UInt64 = 0
 
     /// Keys currently remembered.
     private(set) var count = 0
@@ -58,9 +68,6 @@ struct DedupCache<Key: DedupKey, Value> {
     /// Queue entries held, live or stale: the memory actually in use. Kept here rather than
     /// read from the queue's storage: the simulator asks every node for it after every event.
     private(set) var footprint = 0
-
-    /// Entries ever pushed: what the mutant's eviction draws its position from.
-    private var pushes: UInt64 = 0
 
     init(capacity: Int, retention: Duration, eviction: Eviction = .oldestFirst) {
         precondition(capacity > 0, "a de-duplication cache needs room for at least one key")
@@ -84,10 +91,17 @@ struct DedupCache<Key: DedupKey, Value> {
     func contains(_ key: Key, at now: Instant) -> Bool { value(for: key, at: now) != nil }
 
     func value(for key: Key, at now: Instant) -> Value? {
-        guard count > 0, case (_, let index?) = find(key) else { return nil }
-        return ring.withUnsafeBufferPointer { ring in
-            let entry = ring.baseAddress.unsafelyUnwrapped + index
-            return now.nanoseconds - entry.pointee.stamp.nanoseconds < retentionNanoseconds ? entry.pointee.value : nil
+        guard count > 0 else { return nil }
+        return table.withUnsafeBufferPointer { table in
+            let slots = table.baseAddress.unsafelyUnwrapped
+            var slot = key.tableHash & tableMask
+            while let entry = slots[slot] {
+                if entry.key == key {
+                    return now.nanoseconds - entry.stamp.nanoseconds < retentionNanoseconds ? entry.value : nil
+                }
+                slot = (slot + 1) & tableMask
+            }
+            return nil
         }
     }
 
@@ -95,60 +109,50 @@ struct DedupCache<Key: DedupKey, Value> {
     @discardableResult
     mutating func insert(_ key: Key, value: Value, at now: Instant) -> Bool {
         expire(at: now)
-        if count > 0, find(key).index != nil { return false }
-        push(key, value, now)
+        let hash = key.tableHash
+        if count > 0, find(key, hash: hash).found { return false }
+        push(key, value, hash, now)
         return true
     }
 
     /// Sets `key`'s value and restarts its retention.
     mutating func update(_ key: Key, value: Value, at now: Instant) {
         expire(at: now)
-        push(key, value, now)
+        push(key, value, key.tableHash, now)
     }
 
     mutating func remove(_ key: Key) {
-        guard count > 0, case (let slot, let index?) = find(key) else { return }
-        ring[index].live = false
+        guard count > 0, case (let slot, true) = find(key, hash: key.tableHash) else { return }
         vacate(slot)
     }
 
     /// Forgets every entry older than the retention window.
     mutating func expire(at now: Instant) {
-        while footprint > 0, now.nanoseconds - ring[head].stamp.nanoseconds >= retentionNanoseconds {
+        while footprint > 0, now.nanoseconds - queue[head].stamp >= retentionNanoseconds {
             dropFront()
         }
     }
 
-    /// The table slot holding `key` and the ring index of its entry, or the empty slot where
-    /// it would go. The table must not be empty. Reads the two arrays' elements alone, not
-    /// their headers (the mask is kept here): in a large mesh each header is one more miss.
-    private func find(_ key: Key) -> (slot: Int, index: Int?) {
-        let hash = key.tableHash
-        let mask = tableMask
-        return table.withUnsafeBufferPointer { table in
-            ring.withUnsafeBufferPointer { ring in
-                let slots = table.baseAddress.unsafelyUnwrapped, entries = ring.baseAddress.unsafelyUnwrapped
-                var slot = hash & mask
-                while true {
-                    let index = slots[slot]
-                    if index == Self.empty { return (slot, nil) }
-                    if entries[Int(index)].key == key { return (slot, Int(index)) }
-                    slot = (slot + 1) & mask
-                }
-            }
+    /// The slot holding `key`, or the empty slot where it would go. The table must not be empty.
+    private func find(_ key: Key, hash: Int) -> (slot: Int, found: Bool) {
+        var slot = hash & tableMask
+        while let entry = table[slot] {
+            if entry.key == key { return (slot, true) }
+            slot = (slot + 1) & tableMask
         }
+        return (slot, false)
     }
 
-    private mutating func push(_ key: Key, _ value: Value, _ now: Instant) {
+    private mutating func push(_ key: Key, _ value: Value, _ hash: Int, _ now: Instant) {
         pushes &+= 1
-        if footprint == ringSize { rebuild(ringSize: max(8, 2 * ringSize)) }
-        let index = (head + footprint) & (ringSize - 1)
-        let entry = Entry(key: key, value: value, live: true, stamp: now)
-        if index < ring.count { ring[index] = entry } else { ring.append(entry) }
+        serial &+= 1
+        if footprint == queue.count { growQueue() }
+        queue[(head + footprint) & (queue.count - 1)] = Insert(hash: UInt32(truncatingIfNeeded: hash), serial: serial, stamp: now.nanoseconds)
         footprint += 1
-        let (slot, live) = find(key)
-        if let live { ring[live].live = false } else { count += 1 }
-        table[slot] = UInt32(index)
+        if (count + 1) * 4 > table.count * 3 { growTable() }
+        let (slot, found) = find(key, hash: hash)
+        if !found { count += 1 }
+        table[slot] = Entry(key: key, value: value, serial: serial, stamp: now)
         while footprint > capacity {
             switch eviction {
             case .oldestFirst: dropFront()
@@ -158,8 +162,8 @@ struct DedupCache<Key: DedupKey, Value> {
     }
 
     private mutating func dropFront() {
-        if ring[head].live { vacate(find(ring[head].key).slot) }
-        head = (head + 1) & (ringSize - 1)
+        forget(queue[head])
+        head = (head + 1) & (queue.count - 1)
         footprint -= 1
     }
 
@@ -169,49 +173,64 @@ struct DedupCache<Key: DedupKey, Value> {
         var h = pushes &* 0x9E37_79B9_7F4A_7C15
         h = (h ^ (h >> 30)) &* 0xBF58_476D_1CE4_E5B9
         h = (h ^ (h >> 27)) &* 0x94D0_49BB_1331_11EB
-        rebuild(ringSize: ringSize, dropping: Int((h ^ (h >> 31)) % UInt64(footprint)))
+        let position = Int((h ^ (h >> 31)) % UInt64(footprint))
+        let mask = queue.count - 1
+        forget(queue[(head + position) & mask])
+        for offset in position..<footprint - 1 {
+            queue[(head + offset) & mask] = queue[(head + offset + 1) & mask]
+        }
+        footprint -= 1
     }
 
-    /// Empties table slot `slot`, then shifts back each following entry of the probe run whose
-    /// home is not between the hole and itself (cyclically): the hole would cut it off from
-    /// its home.
+    /// Removes the entry `insert` made, unless a later insert or update (or a removal) has
+    /// superseded it: only the entry still carrying its serial is its.
+    private mutating func forget(_ insert: Insert) {
+        guard count > 0 else { return }
+        var slot = Int(insert.hash) & tableMask
+        while let entry = table[slot] {
+            if entry.serial == insert.serial {
+                vacate(slot)
+                return
+            }
+            slot = (slot + 1) & tableMask
+        }
+    }
+
+    /// Empties `slot`, then shifts back each following entry of the probe run whose home is
+    /// not between the hole and itself (cyclically): the hole would cut it off from its home.
     private mutating func vacate(_ slot: Int) {
         count -= 1
         let mask = tableMask
         var hole = slot
-        table[hole] = Self.empty
+        table[hole] = nil
         var next = (hole + 1) & mask
-        while table[next] != Self.empty {
-            let home = ring[Int(table[next])].key.tableHash & mask
+        while let entry = table[next] {
+            let home = entry.key.tableHash & mask
             let staysPut = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
             if !staysPut {
-                table[hole] = table[next]
-                table[next] = Self.empty
+                table[hole] = entry
+                table[next] = nil
                 hole = next
             }
             next = (next + 1) & mask
         }
     }
 
-    /// Lays the queue out afresh from index 0 in a ring of `newSize` slots (without the entry
-    /// `dropping` places from the front, if given) and rebuilds the table for it.
-    private mutating func rebuild(ringSize newSize: Int, dropping removed: Int? = nil) {
-        var entries: [Entry] = []
-        entries.reserveCapacity(newSize)
-        for offset in 0..<footprint where offset != removed {
-            entries.append(ring[(head + offset) & (ringSize - 1)])
+    private mutating func growTable() {
+        let old = table
+        table = Array(repeating: nil, count: max(8, 2 * old.count))
+        tableMask = table.count - 1
+        for case let entry? in old {
+            table[find(entry.key, hash: entry.key.tableHash).slot] = entry
         }
-        ring = entries
-        ringSize = newSize
+    }
+
+    /// Twice the slots, the queue laid out afresh from index 0.
+    private mutating func growQueue() {
+        var grown = Array(repeating: Insert(hash: 0, serial: 0, stamp: 0), count: max(8, 2 * queue.count))
+        for offset in 0..<footprint { grown[offset] = queue[(head + offset) & (queue.count - 1)] }
+        queue = grown
         head = 0
-        footprint = entries.count
-        table = Array(repeating: Self.empty, count: 2 * newSize)
-        tableMask = 2 * newSize - 1
-        count = 0
-        for index in ring.indices where ring[index].live {
-            table[find(ring[index].key).slot] = UInt32(index)
-            count += 1
-        }
     }
 }
 
