@@ -196,8 +196,9 @@ struct SimulationRun<N: SimNode> {
         case .timer(let node, let id, let token):
             let v = Int(node)
             let key = TimerKey(node: node, id: id)
-            guard alive[v], let record = timers[key], record.token == token else { return }
-            timers[key] = nil
+            // One hash lookup for the check and the removal (the table is large: each is a miss).
+            guard alive[v], let index = timers.index(forKey: key), timers.values[index].token == token else { return }
+            let record = timers.remove(at: index).value
             handle(v, .timer(TimerID(id)), kind: record.isRelay ? .relayTimer : .other, tag: record.tag)
         case .inject(let index):
             inject(Int(index))
@@ -281,9 +282,9 @@ struct SimulationRun<N: SimNode> {
                 nextToken &+= 1
                 let isRelay = traced && kind == .received
                 let key = TimerKey(node: Int32(v), id: id.raw)
-                if let old = timers[key], old.isRelay { metrics.relaysCancelled += 1 }
+                let record = TimerRecord(node: Int32(v), token: nextToken, isRelay: isRelay, tag: tag)
+                if let old = timers.updateValue(record, forKey: key), old.isRelay { metrics.relaysCancelled += 1 }
                 if isRelay { metrics.relaysScheduled += 1 }
-                timers[key] = TimerRecord(node: Int32(v), token: nextToken, isRelay: isRelay, tag: tag)
                 queue.schedule(.timer(node: Int32(v), id: id.raw, token: nextToken), at: max(at.nanoseconds, now))
             case .cancelTimer(let id):
                 let key = TimerKey(node: Int32(v), id: id.raw)
