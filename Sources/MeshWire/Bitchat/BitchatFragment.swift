@@ -91,14 +91,15 @@ public struct BitchatFragment: WireFormat, NeutralForm {
                 preconditionFailure("a \(bytes.count)-byte input holds the 13-byte header")
             }
             // The fixed header is read straight from the span (no reader: a fragment is looked
-            // at millions of times a second by a fuzzer or a relay).
-            index = Int(bytes[8]) << 8 | Int(bytes[9])
-            total = Int(bytes[10]) << 8 | Int(bytes[11])
+            // at millions of times a second by a fuzzer or a relay), unchecked: the guard above
+            // is the bounds check.
+            index = Int(bytes[unchecked: 8]) << 8 | Int(bytes[unchecked: 9])
+            total = Int(bytes[unchecked: 10]) << 8 | Int(bytes[unchecked: 11])
             // index is 0 or more (two bytes): the test in indexProblem, its text only when thrown.
             if total < 1 || total > BitchatFragment.maxTotal || index >= total, let problem = BitchatFragment.indexProblem(index: index, total: total) {
                 throw WireError(.chunkIndexOutOfRange, "BitchatFragment: \(problem)")
             }
-            originalType = bytes[12]
+            originalType = bytes[unchecked: 12]
             count = bytes.count
         }
     }

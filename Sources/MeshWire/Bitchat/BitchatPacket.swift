@@ -164,20 +164,47 @@ public struct BitchatPacket: WireFormat, NeutralForm {
     /// `BitchatPacket(decoding:)`, which is built on it. It holds no reference to the input; the
     /// one allocation is a compressed payload's inflated bytes (BITCHAT-W6 says to inflate).
     public struct Layout: Hashable, Sendable {
-        public var version: UInt8
-        public var type: UInt8
-        public var ttl: UInt8
-        public var timestamp: UInt64
-        public var flags: Flags
-        public var padding: Int
-        public var senderID: Range<Int>
-        public var recipientID: Range<Int>?
+        // Four words, all a decode has to return: the byte fields' ranges follow from the
+        // version, the flags, the route's hop count and where the payload lies. The 145-byte
+        // layout of ranges and optionals came back from the closure that lends the span as a
+        // copy and a destroy of the whole value (a fifth of an in-place decode).
+        public let version: UInt8
+        public let type: UInt8
+        public let ttl: UInt8
+        public let flags: Flags
+        private let padLength: UInt8
+        private let routeHops: UInt8
+        /// At most 16 + 8 + 8 + 1 + 255 * 8 + 4 = 2,077.
+        private let payloadStart: UInt16
+        public let timestamp: UInt64
+        /// At most `BitchatPacket.maxPayloadLength`, checked before anything is read.
+        private let payloadCount: UInt32
+        private let inflatedFormat: BitchatCompressionFormat?
+        private let inflatedPayload: [UInt8]?
+
+        public var padding: Int { Int(padLength) }
+        public var senderID: Range<Int> {
+            let start = 3 + 8 + 1 + BitchatPacket.lengthFieldSize(version)
+            return start..<start + BitchatPacket.idSize
+        }
+        public var recipientID: Range<Int>? {
+            flags.contains(.hasRecipient) ? senderID.upperBound..<senderID.upperBound + BitchatPacket.idSize : nil
+        }
         /// v2 only: the route's hops, 8 bytes each, back to back.
-        public var route: Range<Int>?
+        public var route: Range<Int>? {
+            guard routeHops > 0 else { return nil }
+            let start = (recipientID ?? senderID).upperBound + 1   // after the hop count
+            return start..<start + Int(routeHops) * BitchatPacket.idSize
+        }
         /// The payload as on the wire: the compressed data when `inflated` is set.
-        public var payload: Range<Int>
-        public var inflated: Inflated?
-        public var signature: Range<Int>?
+        public var payload: Range<Int> { Int(payloadStart)..<Int(payloadStart) + Int(payloadCount) }
+        public var inflated: Inflated? {
+            guard let inflatedFormat, let inflatedPayload else { return nil }
+            return Inflated(format: inflatedFormat, payload: inflatedPayload)
+        }
+        public var signature: Range<Int>? {
+            flags.contains(.hasSignature) ? payload.upperBound..<payload.upperBound + BitchatPacket.signatureSize : nil
+        }
 
         /// A compressed payload, inflated: how it was compressed and what it inflates to.
         public struct Inflated: Hashable, Sendable {
@@ -189,20 +216,19 @@ public struct BitchatPacket: WireFormat, NeutralForm {
             self = try bytes.read { r throws(WireError) in try Layout.read(&r) }
         }
 
-        private init(version: UInt8, type: UInt8, ttl: UInt8, timestamp: UInt64, flags: Flags, padding: Int, senderID: Range<Int>,
-                     recipientID: Range<Int>?, route: Range<Int>?, payload: Range<Int>, inflated: Inflated?, signature: Range<Int>?) {
+        private init(version: UInt8, type: UInt8, ttl: UInt8, timestamp: UInt64, flags: Flags, padding: Int, routeHops: Int,
+                     payload: Range<Int>, inflated: Inflated?) {
             self.version = version
             self.type = type
             self.ttl = ttl
-            self.timestamp = timestamp
             self.flags = flags
-            self.padding = padding
-            self.senderID = senderID
-            self.recipientID = recipientID
-            self.route = route
-            self.payload = payload
-            self.inflated = inflated
-            self.signature = signature
+            padLength = UInt8(padding)
+            self.routeHops = UInt8(routeHops)
+            payloadStart = UInt16(payload.lowerBound)
+            self.timestamp = timestamp
+            payloadCount = UInt32(payload.count)
+            inflatedFormat = inflated?.format
+            inflatedPayload = inflated?.payload
         }
 
         // Every field read into a local, the layout built once at the end, all of it inlined
@@ -223,15 +249,15 @@ public struct BitchatPacket: WireFormat, NeutralForm {
             guard payloadLength <= BitchatPacket.maxPayloadLength else {
                 throw WireError(.tooLarge, "payloadLength \(payloadLength) is above \(BitchatPacket.maxPayloadLength)")
             }
-            let senderID = try r.readRange(BitchatPacket.idSize)
-            let recipientID = flags.contains(.hasRecipient) ? try r.readRange(BitchatPacket.idSize) : nil
-            var route: Range<Int>?
+            _ = try r.readRange(BitchatPacket.idSize)   // the sender
+            if flags.contains(.hasRecipient) { _ = try r.readRange(BitchatPacket.idSize) }
+            var routeHops = 0
             if version == 2, flags.contains(.hasRoute) {
-                let count = Int(try r.readU8())
-                guard count > 0 else {
+                routeHops = Int(try r.readU8())
+                guard routeHops > 0 else {
                     throw WireError(.valueOutOfRange, "route hop count 0 with the route flag set (1...255)")
                 }
-                route = try r.readRange(count * BitchatPacket.idSize)
+                _ = try r.readRange(routeHops * BitchatPacket.idSize)
             }
             let payload: Range<Int>
             var inflated: Inflated?
@@ -249,11 +275,10 @@ public struct BitchatPacket: WireFormat, NeutralForm {
             } else {
                 payload = try r.readRange(payloadLength)
             }
-            let signature = flags.contains(.hasSignature) ? try r.readRange(BitchatPacket.signatureSize) : nil
+            if flags.contains(.hasSignature) { _ = try r.readRange(BitchatPacket.signatureSize) }
             let padding = try BitchatPadding.padLength(of: r.readRest(), in: r)
             return Layout(version: version, type: type, ttl: ttl, timestamp: timestamp, flags: flags, padding: padding,
-                          senderID: senderID, recipientID: recipientID, route: route, payload: payload, inflated: inflated,
-                          signature: signature)
+                          routeHops: routeHops, payload: payload, inflated: inflated)
         }
     }
 
