@@ -38,7 +38,8 @@ let package = Package(
         // The reference node, sans-IO: events and time in, actions out. Per-dialect rules.
         .target(name: "MeshNode", dependencies: ["MeshWire", .product(name: "DequeModule", package: "swift-collections")]),
         // Discrete-event simulator of many MeshNodes on a virtual clock.
-        .target(name: "MeshSim", dependencies: ["MeshNode"]),
+        .target(name: "MeshSim", dependencies: ["MeshNode", "CPrefetch"]),
+        .systemLibrary(name: "CPrefetch"),
         // LE host stack, sans-IO: H4 / HCI / L2CAP / ATT / advertising codecs, GATT bindings, and the
         // LEHost state machine (HCI packets and time in, HCI packets, events and timers out). No dependencies.
         .target(name: "BLEHost"),

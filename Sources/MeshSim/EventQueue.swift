@@ -60,6 +60,10 @@ struct EventQueue {
         }
     }
 
+    /// The event that `popFirst` returns next when it is already in the bucket being drained
+    /// (nil otherwise, or when nothing is pending): for prefetching what it will read.
+    var upcoming: SimEvent? { current.first?.event }
+
     mutating func popFirst() -> Entry? {
         if current.isEmpty, !advance() { return nil }
         let first = current.pop()
@@ -128,8 +132,10 @@ struct KeyHeap {
         }
     }
 
+    /// (time, sequence) as one 128-bit number (times are never negative): one comparison the
+    /// compiler can do without a branch, instead of two dependent ones.
     private static func precedes(_ a: EventQueue.Key, _ b: EventQueue.Key) -> Bool {
-        a.time != b.time ? a.time < b.time : a.sequence < b.sequence
+        UInt128(UInt64(bitPattern: a.time)) << 64 | UInt128(a.sequence) < UInt128(UInt64(bitPattern: b.time)) << 64 | UInt128(b.sequence)
     }
 
     private mutating func siftUp(_ index: Int) {

@@ -202,7 +202,7 @@ struct RelayEngine: DialectEngine {
         seen.insert(.beacon(origin: nodeID, seqNo: beaconSeqNo), at: now)
         let next = timers.make()
         beaconTimer = next
-        return sendAll(beacon, except: nil) + [.setTimer(next, at: now + Self.beaconPeriod)]
+        return Self.sendAll(beacon, on: links, except: nil) + [.setTimer(next, at: now + Self.beaconPeriod)]
     }
 
     // MARK: originating
@@ -229,7 +229,7 @@ struct RelayEngine: DialectEngine {
             outstanding[oldest] = nil
         }
         outstanding[seq] = Outstanding(packet: packet, created: now)
-        return sendAll(packet, except: nil)
+        return Self.sendAll(packet, on: links, except: nil)
     }
 
     // MARK: receiving
@@ -241,7 +241,7 @@ struct RelayEngine: DialectEngine {
         }
         let packet: RelayPacket
         do {
-            packet = try decode(bytes)
+            packet = try Self.decode(bytes, faults: faults)
         } catch {
             // RELAY-R12: a refused packet is dropped and changes no state.
             refuse()
@@ -265,7 +265,9 @@ struct RelayEngine: DialectEngine {
         }
     }
 
-    private func decode(_ bytes: [UInt8]) throws(WireError) -> RelayPacket {
+    // Static, as `sendAll`: a non-mutating method of the engine called from a mutating one was
+    // passed a copy of the whole engine (776 bytes copied on every reception).
+    private static func decode(_ bytes: [UInt8], faults: Set<Fault>) throws(WireError) -> RelayPacket {
         do {
             return try RelayPacket(decoding: bytes)
         } catch {
@@ -319,7 +321,7 @@ struct RelayEngine: DialectEngine {
             return []
         }
         // RELAY-R5.3: every link except the ingress.
-        let actions = sendAll(packet, except: faults.contains(.relayToSender) ? nil : link)
+        let actions = Self.sendAll(packet, on: links, except: faults.contains(.relayToSender) ? nil : link)
         guard !actions.isEmpty else { return [] }
         // RELAY-R3 / R7.2: remember that it was relayed and where it came from, for the ack.
         seen.update(key, value: (), at: now)
@@ -382,7 +384,7 @@ struct RelayEngine: DialectEngine {
         guard !faults.contains(.dropForeignAcks), let back = ackRoutes.value(for: seq, at: now) else {
             if faults.contains(.floodAcks) {   // mutant: floods what it cannot route
                 let ack = RelayPacket.ack(RelayAck(seq: seq)).encoded()
-                return scheduler.reply(sendAll(ack, except: link), window: Self.jitter, now: now, rng: &rng, timers: &timers)
+                return scheduler.reply(Self.sendAll(ack, on: links, except: link), window: Self.jitter, now: now, rng: &rng, timers: &timers)
             }
             refuse()
             return []
@@ -426,7 +428,7 @@ struct RelayEngine: DialectEngine {
         if !faults.contains(.noTTLDecrement) { relayed.ttl = beacon.ttl == 0 ? 0 : beacon.ttl - 1 }
         relayed.hop = beacon.hop &+ 1
         let packet = RelayPacket.beacon(relayed).encoded()
-        let sends = sendAll(packet, except: faults.contains(.relayToSender) ? nil : link)
+        let sends = Self.sendAll(packet, on: links, except: faults.contains(.relayToSender) ? nil : link)
         // RELAY-R10.5: never delivered, never acked.
         let relay = scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: faults), now: now, rng: &rng, timers: &timers)
         return ack.isEmpty ? relay : ack + relay
@@ -446,7 +448,7 @@ struct RelayEngine: DialectEngine {
         return rounded >= 18_446_744_073_709_551_616.0 ? .max : UInt64(rounded)
     }
 
-    private func sendAll(_ packet: [UInt8], except ingress: LinkID?) -> [NodeAction] {
+    private static func sendAll(_ packet: [UInt8], on links: [LinkID], except ingress: LinkID?) -> [NodeAction] {
         links.compactMap { $0 == ingress ? nil : .send(packet, on: $0) }
     }
 }
