@@ -107,8 +107,8 @@ static meshconform_cmp_entry cmp_log[CMP_LOG_SIZE];
 static size_t cmp_count;
 static int cmp_logging;
 
-void meshconform_cmp_log_enable(int on) { cmp_logging = on; cmp_count = 0; }
-void meshconform_cmp_log_reset(void) { cmp_count = 0; }
+// Turning logging on empties the log; turning it off keeps what was logged, for the engine to read.
+void meshconform_cmp_log_enable(int on) { if (on) cmp_count = 0; cmp_logging = on; }
 size_t meshconform_cmp_log_count(void) { return cmp_count; }
 const meshconform_cmp_entry *meshconform_cmp_log_entries(void) { return cmp_log; }
 

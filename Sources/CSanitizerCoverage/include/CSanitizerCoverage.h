@@ -30,10 +30,9 @@ size_t meshconform_sancov_hit_now(void);
 /// comparisons and switch cases of one execution, in the order they ran, equal pairs left out.
 typedef struct { uint64_t a, b; uint8_t width; } meshconform_cmp_entry;
 
-/// Turns logging on or off (off by default: a build without trace-cmp never logs) and empties the log.
+/// Turns logging on, emptying the log (call before the execution whose comparisons it should
+/// hold), or off, keeping what it holds (off by default: a build without trace-cmp never logs).
 void meshconform_cmp_log_enable(int on);
-/// Empties the log: call before the execution whose comparisons the log should hold.
-void meshconform_cmp_log_reset(void);
 size_t meshconform_cmp_log_count(void);
 /// Logs one comparison as the trace-cmp hooks do (for decoders in tests, which are not instrumented).
 void meshconform_cmp_log_record(uint64_t a, uint64_t b, uint8_t width);

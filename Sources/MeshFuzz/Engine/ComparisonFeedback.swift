@@ -9,7 +9,7 @@ import Darwin
 /// trace-cmp (`ci/fuzz-coverage` builds so; `Sources/CSanitizerCoverage` logs them): the values
 /// a decoder compared part of its input against. Process-wide, like the edge counters.
 public enum ComparisonLog {
-    public struct Pair: Equatable, Sendable {
+    public struct Pair: Hashable, Sendable {
         public var a: UInt64
         public var b: UInt64
         /// Bytes of the compared values (2, 4 or 8: 1-byte comparisons are not logged).
@@ -24,13 +24,12 @@ public enum ComparisonLog {
         EdgeCoverage.isAvailable && getenv("MESHCONFORM_CMP_FEEDBACK").map { String(cString: $0) } != "0"
     }
 
+    /// Logging on (emptying the log) or off (keeping what it holds).
     public static func enable(_ on: Bool) { meshconform_cmp_log_enable(on ? 1 : 0) }
-    /// Empties the log before an execution.
-    public static func reset() { meshconform_cmp_log_reset() }
     /// Logs a comparison by hand, as the instrumentation does (decoders in tests).
     public static func record(_ a: UInt64, _ b: UInt64, width: Int) { meshconform_cmp_log_record(a, b, UInt8(width)) }
 
-    /// The comparisons logged since `reset`, in the order they ran (at most 128).
+    /// The comparisons logged since logging was last turned on, in the order they ran (at most 128).
     public static var pairs: [Pair] {
         let count = meshconform_cmp_log_count()
         guard count > 0, let entries = meshconform_cmp_log_entries() else { return [] }
@@ -49,28 +48,49 @@ public enum InputToState {
     /// Inputs that differ from `input` in one operand's place, holding the other operand there.
     /// At most `limit`, drawn at random when there are more; none for a pair neither of whose
     /// operands stands in the input.
+    ///
+    /// Only the inputs returned are built: the places are collected first (a decoder's log can
+    /// match hundreds of them, a 2-byte zero in a padded input; building and hashing an input
+    /// per place made the follow-ups cost 15 times the executions), and a pair logged many
+    /// times (a comparison in a loop) is scanned for once.
     public static func candidates(_ input: [UInt8], pairs: [ComparisonLog.Pair], limit: Int, rng: inout FuzzRandom) -> [[UInt8]] {
-        var all: [[UInt8]] = []
-        var seen: Set<[UInt8]> = []
-        for pair in pairs where pair.width <= input.count {
+        var scanned: Set<ComparisonLog.Pair> = []
+        var places: Set<Place> = []
+        var picked: [Place] = []
+        for pair in pairs where pair.width <= input.count && scanned.insert(pair).inserted {
             for (from, to) in [(pair.a, pair.b), (pair.b, pair.a)] {
                 for bigEndian in [false, true] {
                     let pattern = bytes(from, width: pair.width, bigEndian: bigEndian)
                     let replacement = bytes(to, width: pair.width, bigEndian: bigEndian)
                     var at = 0
                     while let index = find(pattern, in: input, from: at) {
-                        var candidate = input
-                        candidate.replaceSubrange(index..<(index + pair.width), with: replacement)
-                        if seen.insert(candidate).inserted { all.append(candidate) }
+                        let place = Place(index: index, replacement: replacement)
+                        // Reservoir sampling: each distinct place is kept with probability limit / seen.
+                        if places.insert(place).inserted {
+                            if picked.count < limit {
+                                picked.append(place)
+                            } else {
+                                let slot = rng.below(places.count)
+                                if slot < limit { picked[slot] = place }
+                            }
+                        }
                         at = index + 1
                     }
                 }
             }
         }
-        guard all.count > limit else { return all }
-        var picked: [[UInt8]] = []
-        for _ in 0..<limit { picked.append(all.remove(at: rng.below(all.count))) }
-        return picked
+        return picked.map { place in
+            var candidate = input
+            candidate.replaceSubrange(place.index..<(place.index + place.replacement.count), with: place.replacement)
+            return candidate
+        }
+    }
+
+    /// Where a candidate differs from the input, and the bytes it holds there: two pairs that
+    /// write the same bytes at the same place make one candidate.
+    private struct Place: Hashable {
+        var index: Int
+        var replacement: [UInt8]
     }
 
     static func bytes(_ value: UInt64, width: Int, bigEndian: Bool) -> [UInt8] {

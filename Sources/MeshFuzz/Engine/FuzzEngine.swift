@@ -77,8 +77,6 @@ public struct FuzzEngine {
     public mutating func fuzz(_ count: Int, events: Events) {
         if corpus.isEmpty { admit([[]], events: events) }
         // The log is process-wide: only an engine that reads it turns it on.
-        if comparisons { ComparisonLog.enable(true) }
-        defer { if comparisons { ComparisonLog.enable(false) } }
         for _ in 0..<count {
             let parent = corpus[rng.below(corpus.count)]
             let other = corpus[rng.below(corpus.count)]
@@ -103,8 +101,11 @@ public struct FuzzEngine {
         events.willExecute(input)
         executions += 1
         if coverage { EdgeCoverage.reset() }
-        if comparisons { ComparisonLog.reset() }
+        // The log holds this execution's comparisons alone: the engine's own code is
+        // instrumented too, and with logging left on it filled the log between executions.
+        if comparisons { ComparisonLog.enable(true) }
         let (outcome, failure) = execute(input)
+        if comparisons { ComparisonLog.enable(false) }
         let newEdges = coverage && EdgeCoverage.collectNew() > 0
         var fresh = false
         outcome.forEachFeature { if features.insert($0).inserted { fresh = true } }
