@@ -49,11 +49,6 @@ struct SimulationRun<N: SimNode> {
         var lastArrivalDown: Int64 = 0
     }
 
-    struct TimerKey: Hashable {
-        var node: Int32
-        var id: UInt64
-    }
-
     struct TimerRecord {
         var node: Int32
         var token: UInt64
@@ -76,10 +71,8 @@ struct SimulationRun<N: SimNode> {
     private var edgePresent: [Bool] = []
     private var positions: [Topology.Point]?
     /// The timers pending, by (node, timer id): one table for the whole mesh, so setting or
-    /// firing one does not read a per-node dictionary's storage first. A `Dictionary`, whose
-    /// code is specialized here; `ProbingTable` comes from another module and would run as
-    /// unspecialized generic code.
-    private var timers: [TimerKey: TimerRecord] = [:]
+    /// firing one does not read a per-node table's storage first.
+    private var timers = TimerTable<TimerRecord>()
     private var queue = EventQueue()
     /// The bytes of packets in flight, by the index receptions carry, with how many receptions
     /// still refer to each; a slot is reused once none do. A node relaying to its seven links
@@ -125,6 +118,10 @@ struct SimulationRun<N: SimNode> {
             addEdge(edge.a, edge.b, profile: edge.profile)
         }
         nodes = (0..<n).map { makeNode(spec(for: $0)) }
+    }
+
+    private static func timerKey(_ node: Int, _ id: UInt64) -> TimerTable<TimerRecord>.Key {
+        .init(owner: UInt64(node), id: id)
     }
 
     private func spec(for index: Int) -> NodeSpec {
@@ -214,10 +211,8 @@ struct SimulationRun<N: SimNode> {
             handle(v, .received(bytes, on: LinkID(Int(link))), kind: tag.message >= 0 ? .received : .other, tag: tag)
         case .timer(let node, let id, let token):
             let v = Int(node)
-            let key = TimerKey(node: node, id: id)
-            // One hash lookup for the check and the removal (the table is large: each is a miss).
-            guard alive[v], let index = timers.index(forKey: key), timers.values[index].token == token else { return }
-            let record = timers.remove(at: index).value
+            // One lookup for the check and the removal (the table is large: each is a miss).
+            guard alive[v], let record = timers.removeValue(forKey: Self.timerKey(v, id), if: { $0.token == token }) else { return }
             handle(v, .timer(TimerID(id)), kind: record.isRelay ? .relayTimer : .other, tag: record.tag)
         case .inject(let index):
             inject(Int(index))
@@ -300,14 +295,12 @@ struct SimulationRun<N: SimNode> {
             case .setTimer(let id, let at):
                 nextToken &+= 1
                 let isRelay = traced && kind == .received
-                let key = TimerKey(node: Int32(v), id: id.raw)
                 let record = TimerRecord(node: Int32(v), token: nextToken, isRelay: isRelay, tag: tag)
-                if let old = timers.updateValue(record, forKey: key), old.isRelay { metrics.relaysCancelled += 1 }
+                if let old = timers.updateValue(record, forKey: Self.timerKey(v, id.raw)), old.isRelay { metrics.relaysCancelled += 1 }
                 if isRelay { metrics.relaysScheduled += 1 }
                 queue.schedule(.timer(node: Int32(v), id: id.raw, token: nextToken), at: max(at.nanoseconds, now))
             case .cancelTimer(let id):
-                let key = TimerKey(node: Int32(v), id: id.raw)
-                if let old = timers.removeValue(forKey: key), old.isRelay { metrics.relaysCancelled += 1 }
+                if let old = timers.removeValue(forKey: Self.timerKey(v, id.raw)), old.isRelay { metrics.relaysCancelled += 1 }
             case .deliver(let message):
                 recordDelivery(at: v, message, tag: tag)
             case .disconnect(let link):
@@ -440,7 +433,7 @@ struct SimulationRun<N: SimNode> {
             guard v < nodes.count, alive[v] else { return }
             alive[v] = false
             metrics.relaysDroppedByFailure += timers.values.filter { $0.node == Int32(v) && $0.isRelay }.count
-            timers = timers.filter { $0.value.node != Int32(v) }
+            timers.removeAll { $0.node == Int32(v) }
             for end in linkEnds[v] where edgePresent[Int(end.edge)] && alive[Int(end.peer)] {
                 handle(Int(end.peer), .linkDown(LinkID(Int(end.peerLink))), kind: .other, tag: .background)
             }

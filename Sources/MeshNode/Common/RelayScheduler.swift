@@ -25,7 +25,7 @@ struct RelayScheduler<Key: Hashable> {
         var actions: [NodeAction]
     }
 
-    private var pending: [TimerID: Pending] = [:]
+    private var pending = TimerTable<Pending>()
     private var byKey: [Key: TimerID] = [:]
     private var relaysWaiting = 0
 
@@ -94,7 +94,7 @@ struct RelayScheduler<Key: Hashable> {
     /// The message `key` was heard again: under `.probabilistic` its scheduled relay is cancelled.
     mutating func heardAgain(_ key: Key) -> [NodeAction] {
         guard policy == .probabilistic, let id = byKey.removeValue(forKey: key) else { return [] }
-        if pending.removeValue(forKey: id) != nil { count -= 1 }
+        if pending.removeValue(forKey: Self.key(id)) != nil { count -= 1 }
         relaysWaiting -= 1
         cancelled += 1
         return [.cancelTimer(id)]
@@ -102,7 +102,7 @@ struct RelayScheduler<Key: Hashable> {
 
     /// A timer fired: the relay's sends if it was one of ours, nil otherwise.
     mutating func fire(_ id: TimerID) -> [NodeAction]? {
-        guard let entry = pending.removeValue(forKey: id) else { return nil }
+        guard let entry = pending.removeValue(forKey: Self.key(id)) else { return nil }
         count -= 1
         if let key = entry.key { byKey[key] = nil }
         if entry.isRelay {
@@ -112,12 +112,14 @@ struct RelayScheduler<Key: Hashable> {
         return entry.actions
     }
 
+    private static func key(_ id: TimerID) -> TimerTable<Pending>.Key { .init(owner: 0, id: id.raw) }
+
     private mutating func later(
         _ actions: [NodeAction], key: Key?, isRelay: Bool, window: JitterWindow, now: Instant,
         rng: inout SeededRandom, timers: inout TimerClock
     ) -> [NodeAction] {
-        let delay = noJitter ? .zero : rng.delay(in: window)
-        if delay == .zero {
+        let delay = noJitter ? 0 : rng.delayNanoseconds(in: window)
+        if delay == 0 {
             if isRelay { executed += 1 }
             return actions
         }
@@ -127,13 +129,13 @@ struct RelayScheduler<Key: Hashable> {
             return []
         }
         let id = timers.make()
-        pending[id] = Pending(key: key, isRelay: isRelay, actions: actions)
+        pending.updateValue(Pending(key: key, isRelay: isRelay, actions: actions), forKey: Self.key(id))
         count += 1
         if let key { byKey[key] = id }
         if isRelay {
             relaysWaiting += 1
             scheduled += 1
         }
-        return [.setTimer(id, at: now + delay)]
+        return [.setTimer(id, at: Instant(nanoseconds: now.nanoseconds + delay))]
     }
 }
