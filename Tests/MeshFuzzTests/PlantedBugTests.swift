@@ -38,4 +38,29 @@ struct PlantedBugTests {
         #expect(summary.targets[0].executions <= c.budget + 256 * (summary.targets[0].workerRestarts + 1))
         try? FileManager.default.removeItem(atPath: root)
     }
+
+    /// A worker that dies outside the target (here a trap injected into the engine before its
+    /// 300th execution) leaves an innocent input in its slot: replayed alone it does not crash,
+    /// so it is reported as not reproduced, not as a finding, and the campaign goes on.
+    @Test("a crash its input does not reproduce is no finding")
+    func engineFaultIsNotAFinding() throws {
+        let target = "planted.checksum-seek"   // not found in a few thousand executions without comparisons
+        let root = Paths.temporaryDirectory()
+        let corpus = try CorpusStore(directory: "\(root)/\(target)")
+        for seed in PlantedBugs.seeds[target] ?? [] { try corpus.add(seed) }
+        let worker = "env MESHCONFORM_ENGINE_FAULT_AFTER=300 MESHCONFORM_CMP_FEEDBACK=0 '\(Paths.product("planted-bugs"))' fuzz-worker"
+        var configuration = Supervisor.Configuration(workerCommand: worker, targets: [target], corpusRoot: root)
+        configuration.runs = 1_000
+        configuration.maxTime = .seconds(90)
+        configuration.stopOnFinding = true
+        let summary = try Supervisor(configuration).run()
+        #expect(summary.findings.isEmpty, "\(summary.findings.map(\.signature))")
+        #expect(summary.exitStatus == 0)
+        let fault = try #require(summary.unreproduced.first, "\(summary.text)")
+        #expect(summary.unreproduced.count == 1 && fault.duplicates >= 1, "one signature, met by every restarted worker: \(summary.text)")
+        #expect("\(fault.signature) \(fault.detail)".contains("injected engine fault"), "\(fault.signature) \(fault.detail)")
+        #expect(summary.targets[0].workerRestarts >= 2 && summary.executions >= 900, "\(summary.text)")
+        #expect(summary.text.contains("NOT REPRODUCED crash in \(target)"))
+        try? FileManager.default.removeItem(atPath: root)
+    }
 }

@@ -74,7 +74,9 @@ enum JSONText {
         let m = rng.pick(candidates)
         var replacement: String
         if let n = Int(String(decoding: b[m.value], as: UTF8.self)), rng.oneIn(2) {
-            replacement = String(rng.oneIn(2) ? n &+ 1 + rng.below(3) : n &- 1 - rng.below(3))
+            // Wrapping, whole step at once: next to Int.max or Int.min, `n &+ 1 + k` traps on `+ k`.
+            let step = 1 + rng.below(3)
+            replacement = String(rng.oneIn(2) ? n &+ step : n &- step)
         } else {
             replacement = rng.pick(numberEdges)
         }

@@ -39,6 +39,11 @@ public struct CampaignSummary: Codable, Sendable {
     public var jobs: Int
     public var targets: [TargetRun] = []
     public var findings: [Finding] = []
+    /// Workers that died on an input which, replayed alone in a fresh worker, does not crash: the
+    /// death was outside the target (a fault of the fuzzing engine itself, e.g. in a mutator) or
+    /// came from state earlier inputs left. Reported, saved under `crashes/`, not findings of the
+    /// target: they do not stop a campaign or set the exit status.
+    public var unreproduced: [Finding] = []
 
     public var executions: Int { targets.reduce(0) { $0 + $1.executions } }
     /// The CLI's exit status: 1 when anything was found (docs/fuzzing.md), else 0.
@@ -53,7 +58,11 @@ public struct CampaignSummary: Codable, Sendable {
             lines.append("  input (\(f.input.count / 2) bytes, from \(f.originalLength)): \(f.input.prefix(160))\(f.input.count > 160 ? "..." : "")")
             lines.append("  saved: \(f.regressionPath)\(f.duplicates > 0 ? "; \(f.duplicates) more with the same signature" : "")")
         }
-        lines.append("\(executions) executions, \(findings.count) finding(s)")
+        for f in unreproduced {
+            lines.append("NOT REPRODUCED \(f.kind.rawValue) in \(f.target): \(f.signature)")
+            lines.append("  the input alone does not crash a fresh worker (an engine fault, or state from earlier inputs); saved: \(f.rawPath)\(f.duplicates > 0 ? "; \(f.duplicates) more" : "")")
+        }
+        lines.append("\(executions) executions, \(findings.count) finding(s)\(unreproduced.isEmpty ? "" : ", \(unreproduced.count) crash(es) not reproduced")")
         return lines.joined(separator: "\n")
     }
 }

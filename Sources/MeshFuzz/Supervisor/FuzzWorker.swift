@@ -67,7 +67,16 @@ public enum FuzzWorker {
         var engine = FuzzEngine(target: target, seed: options.seed, maxLength: maxInputLength)
         var known = Set<String>()
         var events = FuzzEngine.Events()
-        events.willExecute = { slot.record($0) }
+        // MESHCONFORM_ENGINE_FAULT_AFTER=N: the worker traps in its own code before its Nth
+        // execution, after recording N-1 innocent inputs: a fault of the engine rather than the
+        // target, for the supervisor's test (a crash its input does not reproduce is no finding).
+        let faultAfter = getenv("MESHCONFORM_ENGINE_FAULT_AFTER").flatMap { Int(String(cString: $0)) }
+        var executions = 0
+        events.willExecute = { input in
+            executions += 1
+            if let faultAfter, executions == faultAfter { fatalError("injected engine fault (MESHCONFORM_ENGINE_FAULT_AFTER)") }
+            slot.record(input)
+        }
         events.newInput = { input, _ in
             if let name = try? store.add(input) { known.insert(name); emit("new \(name)") }
         }

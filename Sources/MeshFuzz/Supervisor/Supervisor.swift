@@ -58,6 +58,7 @@ public final class Supervisor {
     public var onFinding: (CampaignSummary.Finding) -> Void = { _ in }
     private var summary: CampaignSummary
     private var signatures: [StackSignature: Int] = [:]
+    private var unreproducedSignatures: [StackSignature: Int] = [:]
     /// Where the running target's clock started and what its jobs have executed: a finding's time-to-find.
     private var targetStart = ContinuousClock.now
     private var executedSoFar: () -> Int = { 0 }
@@ -235,6 +236,21 @@ public final class Supervisor {
         // that did it is on disk.
         let raw = try save(input, kind: signature.kind, target: target, folder: "crashes")
         let replay = ReplayWorker(command: replayCommand(target), timeout: configuration.inputTimeout)
+        // The slot holds the last input handed to the target: a worker that died elsewhere (in
+        // the engine's own mutators) left an innocent input there. A crash is a finding only when
+        // its input crashes a fresh worker.
+        if signature.kind == .crash, !(0..<2).contains(where: { _ in if case .died = replay.run(input) { true } else { false } }) {
+            if let known = unreproducedSignatures[signature] {
+                summary.unreproduced[known].duplicates += 1
+                return
+            }
+            unreproducedSignatures[signature] = summary.unreproduced.count
+            summary.unreproduced.append(CampaignSummary.Finding(
+                target: target, kind: signature.kind, signature: signature.description, detail: signature.message, input: Hex.encode(input),
+                originalLength: input.count, regressionPath: raw, rawPath: raw, duplicates: 0, secondsToFind: found.seconds,
+                executionsToFind: found.executions))
+            return
+        }
         var minimiser = Minimiser<UInt8>(budget: signature.kind == .hang ? min(40, configuration.minimiseBudget) : configuration.minimiseBudget)
         let minimised = minimiser.minimise(input) { candidate in
             if case .died(let s) = replay.run(candidate) { return s == signature.quick }
