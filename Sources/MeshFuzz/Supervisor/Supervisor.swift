@@ -239,7 +239,8 @@ public final class Supervisor {
         // The slot holds the last input handed to the target: a worker that died elsewhere (in
         // the engine's own mutators) left an innocent input there. A crash is a finding only when
         // its input crashes a fresh worker.
-        if signature.kind == .crash, !(0..<2).contains(where: { _ in if case .died = replay.run(input) { true } else { false } }) {
+        func diesAgain() -> Bool { if case .died = replay.run(input) { true } else { false } }
+        if signature.kind == .crash, !diesAgain(), !diesAgain() {
             if let known = unreproducedSignatures[signature] {
                 summary.unreproduced[known].duplicates += 1
                 return

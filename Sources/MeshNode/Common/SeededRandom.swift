@@ -43,10 +43,6 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     }
 }
 
-extension Duration {
-    var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
-}
-
 /// A relay delay window in nanoseconds, inclusive at both ends.
 struct JitterWindow: Hashable, Sendable {
     var minimum: Int64
