@@ -4,16 +4,16 @@
 /// give the same actions, in unit tests, in the simulator and on a radio alike.
 public struct Node {
     // What every event reads first (a simulated mesh holds thousands of nodes in one array).
+    /// How often the node sends its background traffic (`chatter`) on every link, besides on
+    /// each new link: the `chatty` mutant's 500 ms, or the page's announce period when the node
+    /// announces like the apps (`NodeConfig.announces`); nil: it sends none.
+    private let chatterPeriod: Duration?
     /// A relay node's engine, held in the node itself: behind `other`'s existential box it
     /// costs a pointer chase (a cache miss in a mesh of thousands of nodes) and a uniqueness
     /// check of the box on every event. Exactly one of `relay` and `other` is set.
     private var relay: RelayEngine?
     /// The engine of every other dialect.
     private var other: (any DialectEngine)?
-    /// How often the node sends its background traffic (`chatter`) on every link, besides on
-    /// each new link: the `chatty` mutant's 500 ms, or the page's announce period when the node
-    /// announces like the apps (`NodeConfig.announces`); nil: it sends none.
-    private let chatterPeriod: Duration?
     public let dialect: DialectName
     public let config: NodeConfig
     /// The links the background traffic goes to, and whether its timer is set.
@@ -73,6 +73,17 @@ public struct Node {
     private func isChattyLive(_ action: NodeAction) -> Bool {
         if case .send(_, let link) = action { return chattyLinks.contains(link) }
         return true
+    }
+
+    /// Starts loading the state the node will read for `upcoming`, its next event: a hint for a
+    /// caller that handles thousands of nodes and knows the next events ahead (the simulator).
+    /// In a large mesh each event touches a different node, and what it reads first (its de-dup
+    /// entry, its pending relay) is a cache miss; started one event early, the load overlaps the
+    /// work of the event before. Changes nothing: a node that is never told behaves the same.
+    /// Mutating only so that the engine is reached in place: a non-mutating call copied the
+    /// whole engine out of its `Optional` first.
+    public mutating func prefetch(for upcoming: UpcomingInput) {
+        relay?.prefetch(for: upcoming)
     }
 
     /// Engines number their timers from 1 (TimerClock): the top id is free for the background traffic's.

@@ -72,6 +72,13 @@ public enum NodeEvent: Hashable, Sendable {
     case command(UpperTesterCommand)
 }
 
+/// A node's next event as a caller that sees it coming describes it to `Node.prefetch(for:)`:
+/// the bytes of a packet about to arrive (borrowed for the call), or a timer about to fire.
+public enum UpcomingInput {
+    case packet(UnsafeBufferPointer<UInt8>)
+    case timer(TimerID)
+}
+
 /// A message the node hands to its app.
 public struct AppMessage: Hashable, Sendable {
     public var origin: NodeAddress

@@ -67,9 +67,9 @@ struct EventQueue {
         }
     }
 
-    /// The event likely to be popped next, for prefetching what it will read: the sorted
-    /// bucket's next, which the heap of other keys (rarely any) may precede.
-    var upcoming: SimEvent? { drainIndex < drain.count ? drain[drainIndex].event : nil }
+    /// The event likely to be popped after `ahead` others, for prefetching what it will read:
+    /// from the sorted bucket, whose keys the heap of other keys (rarely any) may precede.
+    func upcoming(_ ahead: Int) -> SimEvent? { drainIndex + ahead < drain.count ? drain[drainIndex + ahead].event : nil }
 
     mutating func popFirst() -> Entry? {
         if drainIndex == drain.count, current.isEmpty, !advance() { return nil }

@@ -8,10 +8,14 @@ public protocol SimNode {
     var stateSize: NodeStateSize { get }
     /// Running totals for the copy and duplicate metrics; a node that keeps none reports zeros.
     var counters: NodeCounters { get }
+    /// Starts loading what the node will read for its next event (`Node.prefetch(for:)`).
+    mutating func prefetch(for upcoming: UpcomingInput)
 }
 
 extension SimNode {
     public var counters: NodeCounters { NodeCounters() }
+    /// A node that keeps no large state has nothing to load ahead.
+    public mutating func prefetch(for upcoming: UpcomingInput) {}
 }
 
 extension Node: SimNode {}

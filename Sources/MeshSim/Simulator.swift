@@ -158,27 +158,62 @@ struct SimulationRun<N: SimNode> {
             if entry.time > end { break }
             now = entry.time
             metrics.eventsProcessed += 1
-            if case .receive(let node, _, _, let packet, _)? = queue.upcoming { prefetch(node: Int(node), packet: Int(packet)) }
+            // Three stages ahead, each loading what the next needs to know where to look: the
+            // packet table's slot of the third event from now, the node and packet bytes of the
+            // second, and the entries the next will read, which its node finds (it has loaded).
+            if case .receive(_, _, _, let packet, _)? = queue.upcoming(2) { prefetchPacketSlot(packet) }
+            if let later = queue.upcoming(1) { prefetchNode(for: later) }
+            if let next = queue.upcoming(0) { prefetchState(for: next) }
             dispatch(entry.event)
         }
         let wall = clock.now - started
         return finish(wall: Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18)
     }
 
-    /// Starts loading what the next reception reads first, its node's state and its packet's
-    /// bytes, while this event is handled: in a mesh of thousands of nodes both are cache
-    /// misses, and one event's misses otherwise wait on each other.
-    private func prefetch(node: Int, packet: Int) {
-        nodes.withUnsafeBufferPointer { nodes in
-            let start = UnsafeRawPointer(nodes.baseAddress! + node)
-            for offset in stride(from: 0, to: min(MemoryLayout<N>.stride, 1024), by: 64) { meshconform_prefetch(start + offset) }
+    private func prefetchPacketSlot(_ packet: Int32) {
+        packets.withUnsafeBufferPointer { meshconform_prefetch($0.baseAddress! + Int(packet)) }
+        packetUses.withUnsafeBufferPointer { meshconform_prefetch($0.baseAddress! + Int(packet)) }
+    }
+
+    /// Starts loading what an event two ahead reads first, its node and its packet's bytes: in
+    /// a mesh of thousands of nodes both are cache misses, and one event's misses otherwise
+    /// wait on each other.
+    private func prefetchNode(for event: SimEvent) {
+        let node: Int32
+        switch event {
+        case .receive(let receiver, _, _, let packet, _):
+            node = receiver
+            // The packet's storage object, read as the one reference an `Array` is: going through
+            // the array value would retain it, the very miss the prefetch is for.
+            packets.withUnsafeBufferPointer { packets in
+                let storage = UnsafeRawPointer(packets.baseAddress! + Int(packet)).load(as: UnsafeRawPointer.self)
+                meshconform_prefetch(storage)   // its header and reference count, and the first bytes
+                meshconform_prefetch(storage + 64)
+            }
+        case .timer(let owner, _, _): node = owner
+        default: return
         }
-        // The packet's storage object, read as the one reference an `Array` is: going through
-        // the array value would retain it, the very miss the prefetch is for.
-        packets.withUnsafeBufferPointer { packets in
-            let storage = UnsafeRawPointer(packets.baseAddress! + packet).load(as: UnsafeRawPointer.self)
-            meshconform_prefetch(storage)   // its header and reference count, and the first bytes
-            meshconform_prefetch(storage + 64)
+        nodes.withUnsafeBufferPointer { nodes in
+            let start = UnsafeRawPointer(nodes.baseAddress! + Int(node))
+            // The first 512 bytes: what an event reads of a relay node (`RelayEngine`'s layout).
+            for offset in stride(from: 0, to: min(MemoryLayout<N>.stride, 512), by: 64) { meshconform_prefetch(start + offset) }
+        }
+    }
+
+    /// The next event's second stage: its node (loaded since the event before) is asked to load
+    /// the entries the event will read (`Node.prefetch(for:)`), and a timer's record here.
+    private mutating func prefetchState(for event: SimEvent) {
+        switch event {
+        case .receive(let node, _, _, let packet, _):
+            packets.withUnsafeBufferPointer { packets in
+                packets[Int(packet)].withUnsafeBufferPointer { bytes in
+                    nodes.withUnsafeMutableBufferPointer { $0[Int(node)].prefetch(for: .packet(bytes)) }
+                }
+            }
+        case .timer(let node, let id, _):
+            timers.prefetch(Self.timerKey(Int(node), id))
+            nodes.withUnsafeMutableBufferPointer { $0[Int(node)].prefetch(for: .timer(TimerID(id))) }
+        default: return
         }
     }
 

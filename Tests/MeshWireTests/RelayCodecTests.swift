@@ -72,6 +72,64 @@ struct RelayCodecTests {
         }
     }
 
+    /// The UUID text reader against the rule it implements (hyphens at 8, 13, 18, 23, a hex
+    /// digit of either case everywhere else), with every byte value at every position.
+    @Test func uuidTextReadsEveryByteAsTheRuleSays() {
+        var rng = SeededRandom(seed: 7)
+        for _ in 0..<4 {
+            let id = uuid(&rng)
+            let text = Array(UUIDText.format(id).utf8)
+            #expect(UUIDText.parse(text[...]) == id)
+            #expect(UUIDText.parse(Array(id.uuidString.lowercased().utf8)[...]) == id)
+            for position in 0..<36 {
+                for value in 0...255 {
+                    var edited = text
+                    edited[position] = UInt8(value)
+                    let hyphens = [8, 13, 18, 23]
+                    let expected: UUID?
+                    if hyphens.contains(position) {
+                        expected = value == UInt8(ascii: "-") ? id : nil
+                    } else if let digit = UInt8(String(UnicodeScalar(UInt8(value))), radix: 16) {
+                        // The same UUID with this digit in place of the original one.
+                        let hex = position - hyphens.filter { $0 < position }.count
+                        var bytes = withUnsafeBytes(of: id.uuid) { Array($0) }
+                        bytes[hex / 2] = hex % 2 == 0 ? bytes[hex / 2] & 0x0F | digit << 4 : bytes[hex / 2] & 0xF0 | digit
+                        expected = bytes.withUnsafeBytes { UUID(uuid: $0.load(as: uuid_t.self)) }
+                    } else {
+                        expected = nil
+                    }
+                    #expect(UUIDText.parse(edited[...]) == expected, "byte \(value) at \(position)")
+                }
+            }
+        }
+    }
+
+    /// The packet-level fast path for beacons (`RelayPacket.canonicalBeacon`, which the node's
+    /// prefetch and `RelayPacket(decoding:)` use) reads what the general reading reads, or
+    /// declines: canonical beacon packets with one byte of the type, the length field or the
+    /// header changed, and with a byte added or cut at the end.
+    @Test func beaconPacketFastPathAgreesWithTheGeneralReading() throws {
+        var rng = SeededRandom(seed: 6)
+        for i in 0..<3_000 {
+            let beacon = Beacon(origin: uuid(&rng), seqNo: UInt32(truncatingIfNeeded: rng.next()), ttl: 8, hop: UInt8(i % 256))
+            var bytes = RelayPacket.beacon(beacon).encoded()
+            #expect(bytes.withUnsafeBufferPointer(RelayPacket.canonicalBeacon) == beacon)
+            switch i % 4 {
+            case 0: bytes[Int(rng.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: rng.next())
+            case 1: bytes[Int(rng.next() % 3)] ^= 1 << (rng.next() % 8)
+            case 2: bytes.append(UInt8(ascii: " "))
+            default: bytes.removeLast()
+            }
+            // The general reading, spelled out: type 'B', headerLen covering exactly the rest,
+            // the header read by the JSON parser.
+            let length = Int(bytes[1]) << 8 | Int(bytes[2])
+            let general = bytes[0] == 0x42 && 3 + length == bytes.count ? try? Beacon(neutral: JSONParser.parse(bytes[3...])) : nil
+            let fast = bytes.withUnsafeBufferPointer(RelayPacket.canonicalBeacon)
+            if let fast { #expect(fast == general, "\(bytes)") }
+            #expect((try? RelayPacket(decoding: bytes)) == general.map(RelayPacket.beacon))
+        }
+    }
+
     @Test func packetsRoundTrip() throws {
         var rng = SeededRandom(seed: 3)
         for i in 0..<3_000 {

@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// A bounded, time-windowed memory of keys seen, for de-duplication (RELAY-R3, BLEMESH-R5) and
 /// for the other "seen recently" tables (RELAY-R10 lastSeq, BLEMESH-R15 request ids, relay ack
 /// routes). Entries live `retention` after their last insert or update; when more than
@@ -103,6 +105,12 @@ struct DedupCache<Key: DedupKey, Value> {
             }
             return nil
         }
+    }
+
+    /// Starts loading the slot where a lookup of `key` begins (`Node.prefetch(for:)`).
+    func prefetch(_ key: Key) {
+        guard count > 0 else { return }
+        table.withUnsafeBufferPointer { meshconform_prefetch($0.baseAddress.unsafelyUnwrapped + (key.tableHash & tableMask)) }
     }
 
     /// Remembers `key` with `value` unless it is already present; true when it was new.

@@ -100,6 +100,9 @@ struct RelayScheduler<Key: Hashable> {
         return [.cancelTimer(id)]
     }
 
+    /// Starts loading what `fire(id)` reads first.
+    func prefetch(_ id: TimerID) { pending.prefetch(Self.key(id)) }
+
     /// A timer fired: the relay's sends if it was one of ours, nil otherwise.
     mutating func fire(_ id: TimerID) -> [NodeAction]? {
         guard let entry = pending.removeValue(forKey: Self.key(id)) else { return nil }

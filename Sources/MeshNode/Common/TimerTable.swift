@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// Pending timers by (owner, timer id): a node's scheduled relays by their `TimerID`
 /// (`RelayScheduler`, owner 0), the simulator's live timers by (node, id).
 ///
@@ -56,6 +58,13 @@ public struct TimerTable<Value> {
     @inlinable public subscript(key: Key) -> Value? {
         guard let index = slot(of: key) else { return nil }
         return slots[index]?.value
+    }
+
+    /// Starts loading the slot where a lookup of `key` begins, for a caller that knows it will
+    /// look it up soon (the simulator, one event ahead).
+    @inlinable public func prefetch(_ key: Key) {
+        guard mask >= 0 else { return }
+        slots.withUnsafeBufferPointer { meshconform_prefetch($0.baseAddress.unsafelyUnwrapped + Self.home(of: key, mask: mask)) }
     }
 
     /// Sets the value of `key` and returns the one it replaces.

@@ -1,3 +1,4 @@
+import CPrefetch
 import Foundation
 import MeshWire
 
@@ -45,7 +46,8 @@ struct RelayEngine: DialectEngine {
     // What a received packet reads first, together at the start of the engine: in a simulated
     // mesh of thousands of nodes each handled event touches a different node, and every cache
     // line of the engine it reads is a miss. A duplicate beacon, most of what a node hears,
-    // reads these and its `seen` entry, nothing else.
+    // reads the fields up to `seen` and its `seen` entry, nothing else; a new one those up to
+    // `counters` (about 480 bytes, what the simulator loads ahead).
     /// What the node holds, counted after every event that may change it (`countState()`).
     private(set) var stateSize = NodeStateSize()
     /// Set by a path that returns having changed nothing (a duplicate, a packet on a link not
@@ -60,19 +62,20 @@ struct RelayEngine: DialectEngine {
     /// RELAY-R3's message cache. Keys alone: acks find their way back through `ackRoutes`, so
     /// nothing read later is recorded with a key (an ingress link kept here was never read).
     private var seen: DedupCache<SeenKey, Void>
+    /// RELAY-R10.2: the last seqNo of each beacon origin (a new beacon reads it).
+    private var lastSeq: DedupCache<UUID, UInt32>
     private var scheduler: RelayScheduler<SeenKey>
+    private var rng: SeededRandom
+    private var timers = TimerClock()
     private(set) var counters = NodeCounters()
 
     let config: NodeConfig
     private var keyring: RelayKeyring
-    private var rng: SeededRandom
-    private var timers = TimerClock()
     /// seq -> ingress links of the frames with that seq this node relayed (RELAY-R7.2).
     private var ackRoutes: DedupCache<UInt64, [LinkID]>
     /// (seq, link) of acks forwarded in the last second: an ack is forwarded once per link, so
     /// it cannot circle when frames of different origins share a seq (RELAY-R7.2).
     private var forwardedAcks: DedupCache<ForwardedAck, Void>
-    private var lastSeq: DedupCache<UUID, UInt32>
     private var outstanding: [UInt64: Outstanding] = [:]
     private var beaconTimer: TimerID?
     private var beaconSeqNo: UInt32 = 0
@@ -126,6 +129,21 @@ struct RelayEngine: DialectEngine {
             stateSize = countState()
         }
         return actions
+    }
+
+    /// `Node.prefetch(for:)`: for a packet, the links (read first) and, for a beacon in its
+    /// canonical form (most of what a node hears), the slots of its `seen` and `lastSeq`
+    /// entries; for a timer, its pending relay. Mutating as `Node.prefetch(for:)` is (no copy).
+    mutating func prefetch(for upcoming: UpcomingInput) {
+        switch upcoming {
+        case .packet(let bytes):
+            links.withUnsafeBufferPointer { meshconform_prefetch($0.baseAddress) }
+            guard let beacon = RelayPacket.canonicalBeacon(bytes) else { return }
+            seen.prefetch(.beacon(origin: beacon.origin, seqNo: beacon.seqNo))
+            lastSeq.prefetch(beacon.origin)
+        case .timer(let id):
+            scheduler.prefetch(id)
+        }
     }
 
     // MARK: chatty (a positive control)

@@ -52,46 +52,75 @@ public struct Beacon: WireFormat, NeutralForm {
     }
 
     /// `encoded()` appended to `out` (a packet's header, written in the packet's own buffer).
+    /// Literals and digits go in as bytes: through `String` they cost a conversion and a
+    /// UTF-8 view each, and every relay of a beacon writes one.
     func append(to out: inout [UInt8]) {
-        out += #"{"hop":"#.utf8
-        out += String(hop).utf8
-        out += #","origin":""#.utf8
+        Self.append(#"{"hop":"#, to: &out)
+        Self.appendDecimal(UInt32(hop), to: &out)
+        Self.append(#","origin":""#, to: &out)
         UUIDText.append(origin, to: &out)
-        out += #"","seqNo":"#.utf8
-        out += String(seqNo).utf8
-        out += #","ttl":"#.utf8
-        out += String(ttl).utf8
+        Self.append(#"","seqNo":"#, to: &out)
+        Self.appendDecimal(seqNo, to: &out)
+        Self.append(#","ttl":"#, to: &out)
+        Self.appendDecimal(UInt32(ttl), to: &out)
         out.append(UInt8(ascii: "}"))
+    }
+
+    private static func append(_ literal: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// `value` in decimal, no leading zeros (as `String(value)` writes it).
+    private static func appendDecimal(_ value: UInt32, to out: inout [UInt8]) {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { digits in
+            var rest = value, first = 10
+            repeat {
+                first -= 1
+                digits[first] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            out.append(contentsOf: digits[first...])
+        }
     }
 
     /// The beacon when `bytes` are exactly a canonical encoding (`encoded()`'s layout, the UUID
     /// in either case, integers without leading zeros and in range), else nil.
     static func canonical(_ bytes: ArraySlice<UInt8>) -> Beacon? {
-        var at = bytes.startIndex
-        func literal(_ text: StaticString) -> Bool {
-            let count = text.utf8CodeUnitCount
-            guard bytes.endIndex - at >= count else { return false }
-            for i in 0..<count where bytes[at + i] != text.utf8Start[i] { return false }
+        bytes.withUnsafeBufferPointer(canonical)
+    }
+
+    /// The same over bytes in place: a node hears several copies of every beacon of its
+    /// neighbourhood, so this read is on the path of most receptions in a simulated mesh, and
+    /// through pointers it needs no bounds checks and no slices (each one retained the input).
+    static func canonical(_ text: UnsafeBufferPointer<UInt8>) -> Beacon? {
+        guard let base = text.baseAddress else { return nil }
+        let end = text.count
+        var at = 0
+        func literal(_ expected: StaticString) -> Bool {
+            let count = expected.utf8CodeUnitCount
+            guard end - at >= count, memcmp(base + at, expected.utf8Start, count) == 0 else { return false }
             at += count
             return true
         }
-        func integer(max: UInt64) -> UInt64? {
+        // At most `digits` decimal digits, no leading zero, at most `max`.
+        func integer(max: UInt64, digits: Int) -> UInt64? {
             let start = at
             var value: UInt64 = 0
-            while at < bytes.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[at]), at - start < 10 {
-                value = value * 10 + UInt64(bytes[at] - UInt8(ascii: "0"))
+            while at < end, at - start < digits, case let digit = base[at] &- UInt8(ascii: "0"), digit < 10 {
+                value = value * 10 + UInt64(digit)
                 at += 1
             }
-            let digits = at - start
-            guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0"), value <= max else { return nil }
+            guard at > start, at - start == 1 || base[start] != UInt8(ascii: "0"), value <= max else { return nil }
             return value
         }
-        guard literal(#"{"hop":"#), let hop = integer(max: 255),
-              literal(#","origin":""#), bytes.endIndex - at >= 36, let origin = UUIDText.parse(bytes[at..<at + 36])
+        guard literal(#"{"hop":"#), let hop = integer(max: 255, digits: 3),
+              literal(#","origin":""#), end - at >= 36,
+              let origin = UUIDText.parse(bytes: UnsafeBufferPointer(start: base + at, count: 36))
         else { return nil }
         at += 36
-        guard literal(#"","seqNo":"#), let seqNo = integer(max: UInt64(UInt32.max)),
-              literal(#","ttl":"#), let ttl = integer(max: 255), literal("}"), at == bytes.endIndex
+        guard literal(#"","seqNo":"#), let seqNo = integer(max: UInt64(UInt32.max), digits: 10),
+              literal(#","ttl":"#), let ttl = integer(max: 255, digits: 3), literal("}"), at == end
         else { return nil }
         return Beacon(origin: origin, seqNo: UInt32(seqNo), ttl: UInt8(ttl), hop: UInt8(hop))
     }

@@ -30,6 +30,12 @@ public enum RelayPacket: WireFormat, NeutralForm {
     }
 
     public init(decoding bytes: ArraySlice<UInt8>) throws(WireError) {
+        // Most packets a node hears are beacons in their canonical encoding: read in place. The
+        // general reading below gives the same beacon for these bytes.
+        if let beacon = bytes.withUnsafeBufferPointer(Self.canonicalBeacon) {
+            self = .beacon(beacon)
+            return
+        }
         var r = ByteReader(bytes)
         let typeByte = try r.readU8()
         guard let kind = Kind(rawValue: typeByte) else {
@@ -49,6 +55,13 @@ public enum RelayPacket: WireFormat, NeutralForm {
             try r.expectEnd()
             self = .beacon(beacon)
         }
+    }
+
+    /// The beacon when `packet` is a beacon packet whose header is exactly the canonical
+    /// encoding and fills the rest of it, else nil (then the packet may still be a valid one).
+    public static func canonicalBeacon(_ packet: UnsafeBufferPointer<UInt8>) -> Beacon? {
+        guard packet.count > 3, packet[0] == Kind.beacon.rawValue, Int(packet[1]) << 8 | Int(packet[2]) == packet.count - 3 else { return nil }
+        return Beacon.canonical(UnsafeBufferPointer(rebasing: packet[3...]))
     }
 
     /// JSON that ends early inside a length-delimited header means headerLen was too short.
