@@ -467,7 +467,11 @@ struct RelayEngine: DialectEngine {
     }
 
     private static func sendAll(_ packet: [UInt8], on links: [LinkID], except ingress: LinkID?) -> [NodeAction] {
-        links.compactMap { $0 == ingress ? nil : .send(packet, on: $0) }
+        // One allocation: `compactMap` grows its result as it goes (1, 2, 4, 8 elements).
+        var sends: [NodeAction] = []
+        sends.reserveCapacity(links.count)
+        for link in links where link != ingress { sends.append(.send(packet, on: link)) }
+        return sends
     }
 }
 

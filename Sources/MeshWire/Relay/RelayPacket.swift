@@ -76,8 +76,10 @@ public enum RelayPacket: WireFormat, NeutralForm {
     public func encoded() -> [UInt8] {
         if case .beacon(let beacon) = self {
             // Most packets a node sends are beacons: header written in place, one buffer.
-            var out: [UInt8] = [Kind.beacon.rawValue, 0, 0]
+            // One allocation: an array literal first would allocate for its three bytes.
+            var out: [UInt8] = []
             out.reserveCapacity(84)
+            out += [Kind.beacon.rawValue, 0, 0]
             beacon.append(to: &out)
             let length = out.count - 3
             out[1] = UInt8(truncatingIfNeeded: length >> 8)
