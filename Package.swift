@@ -36,10 +36,10 @@ let package = Package(
         // toolchain's Debian images; docs/performance.md has why not compress-nio).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The reference node, sans-IO: events and time in, actions out. Per-dialect rules.
-        .target(name: "MeshNode", dependencies: ["MeshWire", "CPrefetch", .product(name: "DequeModule", package: "swift-collections")]),
+        .target(name: "MeshNode", dependencies: ["MeshWire", "CMemoryHints", .product(name: "DequeModule", package: "swift-collections")]),
         // Discrete-event simulator of many MeshNodes on a virtual clock.
-        .target(name: "MeshSim", dependencies: ["MeshNode", "CPrefetch"]),
-        .systemLibrary(name: "CPrefetch"),
+        .target(name: "MeshSim", dependencies: ["MeshNode", "CMemoryHints"]),
+        .systemLibrary(name: "CMemoryHints"),
         // LE host stack, sans-IO: H4 / HCI / L2CAP / ATT / advertising codecs, GATT bindings, and the
         // LEHost state machine (HCI packets and time in, HCI packets, events and timers out). No dependencies.
         .target(name: "BLEHost"),

@@ -1,4 +1,4 @@
-import CPrefetch
+import CMemoryHints
 import Foundation
 import MeshNode
 
@@ -85,6 +85,7 @@ struct SimulationRun<N: SimNode> {
     /// seen again within them is the same buffer.
     private var lastSent: (packet: Int32, address: UnsafeRawPointer)?
     private var random: SimRandom
+    private var hugePages: HeapHugePages
     private var now: Int64 = 0
     private var nextToken: UInt64 = 0
 
@@ -102,6 +103,7 @@ struct SimulationRun<N: SimNode> {
         self.config = config
         self.makeNode = makeNode
         let n = config.topology.nodeCount
+        hugePages = HeapHugePages(nodes: n)
         alive = Array(repeating: true, count: n)
         generation = Array(repeating: 0, count: n)
         addresses = (0..<n).map(NodeSpec.address(of:))
@@ -118,6 +120,7 @@ struct SimulationRun<N: SimNode> {
             addEdge(edge.a, edge.b, profile: edge.profile)
         }
         nodes = (0..<n).map { makeNode(spec(for: $0)) }
+        hugePages.adviseGrowth()
     }
 
     private static func timerKey(_ node: Int, _ id: UInt64) -> TimerTable<TimerRecord>.Key {
@@ -158,6 +161,7 @@ struct SimulationRun<N: SimNode> {
             if entry.time > end { break }
             now = entry.time
             metrics.eventsProcessed += 1
+            if metrics.eventsProcessed & 0xFFF == 0 { hugePages.adviseGrowth() }
             // Three stages, each loading what the next needs to know where to look: the packet
             // table's slot of the fourth event from now, the node and packet bytes of the third,
             // and the entries the next event will read, which its node (loaded two events ago)

@@ -1,4 +1,4 @@
-import CPrefetch
+import CMemoryHints
 
 /// A bounded, time-windowed memory of keys seen, for de-duplication (RELAY-R3, BLEMESH-R5) and
 /// for the other "seen recently" tables (RELAY-R10 lastSeq, BLEMESH-R15 request ids, relay ack

@@ -1,4 +1,4 @@
-import CPrefetch
+import CMemoryHints
 
 /// Pending timers by (owner, timer id): a node's scheduled relays by their `TimerID`
 /// (`RelayScheduler`, owner 0), the simulator's live timers by (node, id).

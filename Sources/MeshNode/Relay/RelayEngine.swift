@@ -1,4 +1,4 @@
-import CPrefetch
+import CMemoryHints
 import Foundation
 import MeshWire
 
