@@ -81,8 +81,8 @@ struct SimulationRun<N: SimNode> {
     private var packetUses: [Int32] = []
     private var freePackets: [Int32] = []
     /// The packet slot of the last buffer sent while handling the current event, and the
-    /// buffer's address: the actions of one event keep their buffers alive, so an address
-    /// seen again within them is the same buffer.
+    /// buffer's address: the table holds that buffer, and the actions not yet carried out hold
+    /// theirs, so an address seen again within one event's actions is the same buffer.
     private var lastSent: (packet: Int32, address: UnsafeRawPointer)?
     private var random: SimRandom
     private var hugePages: HeapHugePages
@@ -232,11 +232,14 @@ struct SimulationRun<N: SimNode> {
                 handle(v, .linkUp(LinkID(link), peer: addresses[Int(end.peer)]), kind: .other, tag: .background)
             }
         case .receive(let node, let link, let edge, let packet, let tag):
-            let bytes = packets[Int(packet)]
+            // The last reception takes the bytes out of the table (moved, no reference counted).
+            var bytes: [UInt8] = []
             packetUses[Int(packet)] -= 1
             if packetUses[Int(packet)] == 0 {
-                packets[Int(packet)] = []
+                swap(&bytes, &packets[Int(packet)])
                 freePackets.append(packet)
+            } else {
+                bytes = packets[Int(packet)]
             }
             let v = Int(node)
             guard alive[v], edgePresent[Int(edge)] else {
@@ -319,7 +322,7 @@ struct SimulationRun<N: SimNode> {
         let traced = tag.message >= 0
         let countCopies = traced && kind == .received
         let before = countCopies ? nodes.withUnsafeBufferPointer { $0[v].counters } : NodeCounters()
-        let (actions, state) = Self.step(&nodes[v], event, at: Instant(nanoseconds: now))
+        var (actions, state) = Self.step(&nodes[v], event, at: Instant(nanoseconds: now))
         metrics.nodeEvents += 1
         if countCopies {
             let after = nodes.withUnsafeBufferPointer { $0[v].counters }
@@ -328,26 +331,34 @@ struct SimulationRun<N: SimNode> {
         }
         var sent = 0
         lastSent = nil
-        for action in actions {
-            switch action {
-            case .send(let bytes, let link):
-                sent += 1
-                transmit(from: v, bytes, on: link.raw, tag: tag)
-            case .setTimer(let id, let at):
-                nextToken &+= 1
-                let isRelay = traced && kind == .received
-                let record = TimerRecord(node: Int32(v), token: nextToken, isRelay: isRelay, tag: tag)
-                if let old = timers.updateValue(record, forKey: Self.timerKey(v, id.raw)), old.isRelay { metrics.relaysCancelled += 1 }
-                if isRelay { metrics.relaysScheduled += 1 }
-                queue.schedule(.timer(node: Int32(v), id: id.raw, token: nextToken), at: max(at.nanoseconds, now))
-            case .cancelTimer(let id):
-                if let old = timers.removeValue(forKey: Self.timerKey(v, id.raw)), old.isRelay { metrics.relaysCancelled += 1 }
-            case .deliver(let message):
-                recordDelivery(at: v, message, tag: tag)
-            case .disconnect(let link):
-                disconnect(v, link.raw)
-            case .acknowledged:
-                metrics.acknowledgements += 1
+        // Each action is moved out of the array, a plain one left in its place, rather than
+        // copied: a copy retains the packet of a send (and the array's end releases it again).
+        // Reference counting is atomic, and an atomic waits for every load and store in flight:
+        // in a large mesh, for the misses of this event and the loads started ahead.
+        actions.withUnsafeMutableBufferPointer { actions in
+            for slot in actions.indices {
+                let action = (actions.baseAddress.unsafelyUnwrapped + slot).move()
+                (actions.baseAddress.unsafelyUnwrapped + slot).initialize(to: .cancelTimer(TimerID(0)))
+                switch action {
+                case .send(let bytes, let link):
+                    sent += 1
+                    transmit(from: v, bytes, on: link.raw, tag: tag)
+                case .setTimer(let id, let at):
+                    nextToken &+= 1
+                    let isRelay = traced && kind == .received
+                    let record = TimerRecord(node: Int32(v), token: nextToken, isRelay: isRelay, tag: tag)
+                    if let old = timers.updateValue(record, forKey: Self.timerKey(v, id.raw)), old.isRelay { metrics.relaysCancelled += 1 }
+                    if isRelay { metrics.relaysScheduled += 1 }
+                    queue.schedule(.timer(node: Int32(v), id: id.raw, token: nextToken), at: max(at.nanoseconds, now))
+                case .cancelTimer(let id):
+                    if let old = timers.removeValue(forKey: Self.timerKey(v, id.raw)), old.isRelay { metrics.relaysCancelled += 1 }
+                case .deliver(let message):
+                    recordDelivery(at: v, message, tag: tag)
+                case .disconnect(let link):
+                    disconnect(v, link.raw)
+                case .acknowledged:
+                    metrics.acknowledgements += 1
+                }
             }
         }
         if traced && kind == .received && sent > 0 {
