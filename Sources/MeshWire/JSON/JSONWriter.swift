@@ -64,7 +64,8 @@ public struct JSONWriter {
         out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * indent))
     }
 
-    private static func append(_ literal: StaticString, to out: inout [UInt8]) {
+    /// A literal's bytes (also what `Beacon`'s direct writer appends its keys with).
+    static func append(_ literal: StaticString, to out: inout [UInt8]) {
         out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 

@@ -51,8 +51,8 @@ enum UUIDText {
     }
 
     /// The same rule over bytes in place. Straight-line arithmetic, no tables: the lookups in
-    /// lazily initialised static arrays cost a check of their initialisation and of bounds each,
-    /// several hundred instructions per UUID where this needs under a hundred.
+    /// lazily initialised static arrays (digit offsets, hex values) took about 355 instructions
+    /// per UUID where this takes about 220 (callgrind), and no branch to mispredict.
     static func parse(bytes text: UnsafeBufferPointer<UInt8>) -> UUID? {
         guard text.count == 36, let base = text.baseAddress, base[8] == UInt8(ascii: "-"), base[13] == UInt8(ascii: "-"),
               base[18] == UInt8(ascii: "-"), base[23] == UInt8(ascii: "-") else { return nil }

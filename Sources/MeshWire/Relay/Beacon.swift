@@ -55,19 +55,15 @@ public struct Beacon: WireFormat, NeutralForm {
     /// Literals and digits go in as bytes: through `String` they cost a conversion and a
     /// UTF-8 view each, and every relay of a beacon writes one.
     func append(to out: inout [UInt8]) {
-        Self.append(#"{"hop":"#, to: &out)
+        JSONWriter.append(#"{"hop":"#, to: &out)
         Self.appendDecimal(UInt32(hop), to: &out)
-        Self.append(#","origin":""#, to: &out)
+        JSONWriter.append(#","origin":""#, to: &out)
         UUIDText.append(origin, to: &out)
-        Self.append(#"","seqNo":"#, to: &out)
+        JSONWriter.append(#"","seqNo":"#, to: &out)
         Self.appendDecimal(seqNo, to: &out)
-        Self.append(#","ttl":"#, to: &out)
+        JSONWriter.append(#","ttl":"#, to: &out)
         Self.appendDecimal(UInt32(ttl), to: &out)
         out.append(UInt8(ascii: "}"))
-    }
-
-    private static func append(_ literal: StaticString, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     /// `value` in decimal, no leading zeros (as `String(value)` writes it).
