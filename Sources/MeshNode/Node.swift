@@ -35,6 +35,17 @@ public struct Node {
         return chatty(event, period: chatterPeriod, at: now)
     }
 
+    /// The same actions as `handle(_:at:)`, appended to `actions`: a caller that handles many
+    /// events (the simulator) keeps one array for all of them instead of receiving a new one
+    /// per event (an allocation and a free).
+    public mutating func handle(_ event: NodeEvent, at now: Instant, appendingTo actions: inout [NodeAction]) {
+        if chatterPeriod == nil, relay != nil {
+            relay!.handle(event, at: now, appendingTo: &actions)
+        } else {
+            actions.appendAll(handle(event, at: now))
+        }
+    }
+
     private mutating func engineHandle(_ event: NodeEvent, at now: Instant) -> [NodeAction] {
         if relay != nil { return relay!.handle(event, at: now) }
         return other!.handle(event, at: now)

@@ -107,3 +107,14 @@ public enum NodeAction: Hashable, Sendable {
     /// "delivered" tick): `messageID` as in `AppMessage.messageID`.
     case acknowledged(messageID: String)
 }
+
+extension Array where Element == NodeAction {
+    /// Appends `actions`; an empty array becomes `actions` itself (nothing copied, no
+    /// reference counted): how a path that has its actions in an array of their own hands them
+    /// to a caller's array (`Node.handle(_:at:appendingTo:)`). No actions leave it as it is,
+    /// its storage kept for the caller's next event.
+    mutating func appendAll(_ actions: consuming [NodeAction]) {
+        if actions.isEmpty { return }
+        if isEmpty { self = actions } else { append(contentsOf: actions) }
+    }
+}

@@ -5,6 +5,8 @@ import MeshNode
 /// tests drive it with a tiny hand-written node whose every action is known in advance.
 public protocol SimNode {
     mutating func handle(_ event: NodeEvent, at now: Instant) -> [NodeAction]
+    /// The same actions appended to `actions` (`Node.handle(_:at:appendingTo:)`).
+    mutating func handle(_ event: NodeEvent, at now: Instant, appendingTo actions: inout [NodeAction])
     var stateSize: NodeStateSize { get }
     /// Running totals for the copy and duplicate metrics; a node that keeps none reports zeros.
     var counters: NodeCounters { get }
@@ -13,6 +15,9 @@ public protocol SimNode {
 }
 
 extension SimNode {
+    public mutating func handle(_ event: NodeEvent, at now: Instant, appendingTo actions: inout [NodeAction]) {
+        actions.append(contentsOf: handle(event, at: now))
+    }
     public var counters: NodeCounters { NodeCounters() }
     /// A node that keeps no large state has nothing to load ahead.
     public mutating func prefetch(for upcoming: UpcomingInput) {}

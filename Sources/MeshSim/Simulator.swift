@@ -74,16 +74,17 @@ struct SimulationRun<N: SimNode> {
     /// firing one does not read a per-node table's storage first.
     private var timers = TimerTable<TimerRecord>()
     private var queue = EventQueue()
-    /// The bytes of packets in flight, by the index receptions carry, with how many receptions
-    /// still refer to each; a slot is reused once none do. A node relaying to its seven links
-    /// sends one buffer seven times: the seven receptions share one slot.
+    /// The bytes of each reception in flight, by the index its event carries; a slot is free
+    /// again once its reception has taken them. One slot per reception, not per buffer: each
+    /// send action holds its own reference to the buffer (a relay's seven sends, seven), which
+    /// moves into the slot and on into the receiving node's event, so no reference is counted
+    /// between the node that sends and the node that receives. Reference counting is atomic,
+    /// and an atomic waits for every load and store in flight: in a large mesh, for the misses
+    /// of this event and the loads started ahead.
     private var packets: [[UInt8]] = []
-    private var packetUses: [Int32] = []
     private var freePackets: [Int32] = []
-    /// The packet slot of the last buffer sent while handling the current event, and the
-    /// buffer's address: the table holds that buffer, and the actions not yet carried out hold
-    /// theirs, so an address seen again within one event's actions is the same buffer.
-    private var lastSent: (packet: Int32, address: UnsafeRawPointer)?
+    /// The array a node appends an event's actions to, kept from one event to the next.
+    private var actionBuffer: [NodeAction] = []
     private var random: SimRandom
     private var hugePages: HeapHugePages
     private var now: Int64 = 0
@@ -178,7 +179,6 @@ struct SimulationRun<N: SimNode> {
     /// An event's first stage: where its packet is (the table is too large to stay in the cache).
     private func prefetchPacketSlot(_ packet: Int32) {
         packets.withUnsafeBufferPointer { meshconform_prefetch($0.baseAddress! + Int(packet)) }
-        packetUses.withUnsafeBufferPointer { meshconform_prefetch($0.baseAddress! + Int(packet)) }
     }
 
     /// The second stage: what the event reads first, its node and its packet's bytes. In a mesh
@@ -211,11 +211,11 @@ struct SimulationRun<N: SimNode> {
     private mutating func prefetchState(for event: SimEvent) {
         switch event {
         case .receive(let node, _, _, let packet, _):
-            packets.withUnsafeBufferPointer { packets in
-                packets[Int(packet)].withUnsafeBufferPointer { bytes in
-                    nodes.withUnsafeMutableBufferPointer { $0[Int(node)].prefetch(for: .packet(bytes)) }
-                }
-            }
+            // The bytes' address taken out of the closure: the table holds the array until its
+            // event. Held across the node's call instead, the array was retained around it (an
+            // atomic, which waits for every load in flight).
+            let bytes = packets.withUnsafeBufferPointer { $0[Int(packet)].withUnsafeBufferPointer { $0 } }
+            nodes.withUnsafeMutableBufferPointer { $0[Int(node)].prefetch(for: .packet(bytes)) }
         case .timer(let node, let id, _):
             timers.prefetch(Self.timerKey(Int(node), id))
             nodes.withUnsafeMutableBufferPointer { $0[Int(node)].prefetch(for: .timer(TimerID(id))) }
@@ -232,15 +232,10 @@ struct SimulationRun<N: SimNode> {
                 handle(v, .linkUp(LinkID(link), peer: addresses[Int(end.peer)]), kind: .other, tag: .background)
             }
         case .receive(let node, let link, let edge, let packet, let tag):
-            // The last reception takes the bytes out of the table (moved, no reference counted).
+            // The bytes move out of the table (no reference counted) and into the node's event.
             var bytes: [UInt8] = []
-            packetUses[Int(packet)] -= 1
-            if packetUses[Int(packet)] == 0 {
-                swap(&bytes, &packets[Int(packet)])
-                freePackets.append(packet)
-            } else {
-                bytes = packets[Int(packet)]
-            }
+            swap(&bytes, &packets[Int(packet)])
+            freePackets.append(packet)
             let v = Int(node)
             guard alive[v], edgePresent[Int(edge)] else {
                 metrics.droppedInFlight += 1
@@ -322,7 +317,9 @@ struct SimulationRun<N: SimNode> {
         let traced = tag.message >= 0
         let countCopies = traced && kind == .received
         let before = countCopies ? nodes.withUnsafeBufferPointer { $0[v].counters } : NodeCounters()
-        var (actions, state) = Self.step(&nodes[v], event, at: Instant(nanoseconds: now))
+        var actions: [NodeAction] = []
+        swap(&actions, &actionBuffer)   // taken (a handler nested in this one finds it empty)
+        let state = Self.step(&nodes[v], event, at: Instant(nanoseconds: now), appendingTo: &actions)
         metrics.nodeEvents += 1
         if countCopies {
             let after = nodes.withUnsafeBufferPointer { $0[v].counters }
@@ -330,16 +327,13 @@ struct SimulationRun<N: SimNode> {
             metrics.duplicateCopies += after.duplicateCopies - before.duplicateCopies
         }
         var sent = 0
-        lastSent = nil
         // Each action is moved out of the array, a plain one left in its place, rather than
         // copied: a copy retains the packet of a send (and the array's end releases it again).
-        // Reference counting is atomic, and an atomic waits for every load and store in flight:
-        // in a large mesh, for the misses of this event and the loads started ahead.
         actions.withUnsafeMutableBufferPointer { actions in
             for slot in actions.indices {
                 let action = (actions.baseAddress.unsafelyUnwrapped + slot).move()
                 (actions.baseAddress.unsafelyUnwrapped + slot).initialize(to: .cancelTimer(TimerID(0)))
-                switch action {
+                switch consume action {
                 case .send(let bytes, let link):
                     sent += 1
                     transmit(from: v, bytes, on: link.raw, tag: tag)
@@ -361,6 +355,10 @@ struct SimulationRun<N: SimNode> {
                 }
             }
         }
+        // Emptied one at a time, its storage kept: `removeAll(keepingCapacity:)` went through a
+        // generic path (about 60 instructions per event).
+        while !actions.isEmpty { actions.removeLast() }
+        swap(&actions, &actionBuffer)
         if traced && kind == .received && sent > 0 {
             metrics.relaysScheduled += 1
             metrics.relaysImmediate += 1
@@ -372,15 +370,15 @@ struct SimulationRun<N: SimNode> {
         if state > metrics.peakNodeState { metrics.peakNodeState = state }
     }
 
-    /// The node's actions for `event`, and the size of its state after it: read through the
-    /// same in-place access, as `nodes[v].stateSize` would copy the node out of the array
-    /// first (retaining and releasing each of its references).
-    private static func step(_ node: inout N, _ event: NodeEvent, at now: Instant) -> (actions: [NodeAction], state: Int) {
-        let actions = node.handle(event, at: now)
-        return (actions, node.stateSize.total)
+    /// Appends the node's actions for `event`, and returns the size of its state after it: read
+    /// through the same in-place access, as `nodes[v].stateSize` would copy the node out of the
+    /// array first (retaining and releasing each of its references).
+    private static func step(_ node: inout N, _ event: NodeEvent, at now: Instant, appendingTo actions: inout [NodeAction]) -> Int {
+        node.handle(event, at: now, appendingTo: &actions)
+        return node.stateSize.total
     }
 
-    private mutating func transmit(from v: Int, _ bytes: [UInt8], on link: Int, tag: CauseTag) {
+    private mutating func transmit(from v: Int, _ bytes: consuming [UInt8], on link: Int, tag: CauseTag) {
         metrics.transmissions += 1
         if tag.message >= 0 { metrics.messageTransmissions += 1 } else { metrics.backgroundTransmissions += 1 }
         guard link >= 0, link < linkEnds[v].count else {
@@ -417,30 +415,18 @@ struct SimulationRun<N: SimNode> {
             edges[Int(end.edge)].lastArrivalDown = arrival
         }
         let next = CauseTag(message: tag.message, hops: tag.hops + 1)
-        let packet = packetSlot(for: bytes)
+        let packet = store(bytes)
         queue.schedule(.receive(node: end.peer, link: end.peerLink, edge: end.edge, packet: packet, tag: next), at: arrival)
     }
 
-    /// The packet table's slot for `bytes`, one more reception counted on it: the slot of the
-    /// event's previous send when it is the same buffer, else a new one.
-    private mutating func packetSlot(for bytes: [UInt8]) -> Int32 {
-        let address = bytes.withUnsafeBufferPointer { $0.baseAddress.map(UnsafeRawPointer.init) }
-        if let address, let last = lastSent, last.address == address {
-            packetUses[Int(last.packet)] += 1
-            return last.packet
-        }
-        let packet: Int32
+    /// A free slot of the packet table, now holding `bytes` (moved in, no reference counted).
+    private mutating func store(_ bytes: consuming [UInt8]) -> Int32 {
         if let free = freePackets.popLast() {
-            packet = free
-            packets[Int(packet)] = bytes
-            packetUses[Int(packet)] = 1
-        } else {
-            packet = Int32(packets.count)
-            packets.append(bytes)
-            packetUses.append(1)
+            packets[Int(free)] = bytes
+            return free
         }
-        if let address { lastSent = (packet, address) }
-        return packet
+        packets.append(bytes)
+        return Int32(packets.count - 1)
     }
 
     /// A node dropped a link (RELAY-R11's eighth neighbour): the edge goes, as a BLE

@@ -13,17 +13,6 @@ import CMemoryHints
 /// table (key, value, time side by side) and nothing else, and the queue holds 16 bytes per
 /// insert (no key).
 struct DedupCache<Key: DedupKey, Value> {
-    let capacity: Int
-    let retention: Duration
-    /// `retention` in whole nanoseconds, rounded up: an entry `d` ns old is live when
-    /// `d < retentionNanoseconds`, as when `Duration.nanoseconds(d) < retention` (compared here
-    /// without building a 128-bit `Duration` per lookup).
-    private let retentionNanoseconds: Int64
-    /// Which entry goes when more than `capacity` are held: the oldest (every page's rule), or,
-    /// for the mutant `evict-arbitrary`, one anywhere in the queue, as a Swift `Set`'s
-    /// `removeFirst()` picks one (camp app row 2).
-    let eviction: Eviction
-
     enum Eviction {
         case oldestFirst
         case arbitrary
@@ -53,6 +42,12 @@ struct DedupCache<Key: DedupKey, Value> {
     /// dead entries.
     private var table: [Entry?] = []
     private var tableMask = -1
+    /// Keys currently remembered.
+    private(set) var count = 0
+    /// `retention` in whole nanoseconds, rounded up: an entry `d` ns old is live when
+    /// `d < retentionNanoseconds`, as when `Duration.nanoseconds(d) < retention` (compared here
+    /// without building a 128-bit `Duration` per lookup).
+    private let retentionNanoseconds: Int64
 
     /// Insertion order: a ring of `queue.count` (a power of two) slots, the oldest at `head`.
     /// An update queues its key again; the earlier insert is then stale (its serial no longer
@@ -60,16 +55,21 @@ struct DedupCache<Key: DedupKey, Value> {
     /// so the queue stays bounded whatever the update pattern.
     private var queue: [Insert] = []
     private var head = 0
-    private var serial: UInt32 = 0
-    /// Inserts ever made: what the mutant's eviction draws its position from.
-    private var pushes: UInt64 = 0
-
-    /// Keys currently remembered.
-    private(set) var count = 0
-
     /// Queue entries held, live or stale: the memory actually in use. Kept here rather than
     /// read from the queue's storage: the simulator asks every node for it after every event.
     private(set) var footprint = 0
+    private var serial: UInt32 = 0
+    let capacity: Int
+
+    // The fields above are in the order a lookup, then an insert, reads them: in a simulated
+    // mesh each access to a node's cache is a miss, and a lookup then loads one line of it.
+    /// Inserts ever made: what the mutant's eviction draws its position from.
+    private var pushes: UInt64 = 0
+    let retention: Duration
+    /// Which entry goes when more than `capacity` are held: the oldest (every page's rule), or,
+    /// for the mutant `evict-arbitrary`, one anywhere in the queue, as a Swift `Set`'s
+    /// `removeFirst()` picks one (camp app row 2).
+    let eviction: Eviction
 
     init(capacity: Int, retention: Duration, eviction: Eviction = .oldestFirst) {
         precondition(capacity > 0, "a de-duplication cache needs room for at least one key")

@@ -64,19 +64,29 @@ struct RelayScheduler<Key: Hashable> {
         _ actions: [NodeAction], key: Key, degree: Int, window: JitterWindow,
         now: Instant, rng: inout SeededRandom, timers: inout TimerClock
     ) -> [NodeAction] {
-        guard !actions.isEmpty else { return [] }
+        var immediate: [NodeAction] = []
+        relay(actions, key: key, degree: degree, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &immediate)
+        return immediate
+    }
+
+    /// The same, what to do now appended to `out` (`Node.handle(_:at:appendingTo:)`).
+    mutating func relay(
+        _ actions: [NodeAction], key: Key, degree: Int, window: JitterWindow,
+        now: Instant, rng: inout SeededRandom, timers: inout TimerClock, appendingTo out: inout [NodeAction]
+    ) {
+        guard !actions.isEmpty else { return }
         switch policy {
         case .flood:
             executed += 1
-            return actions
+            out.appendAll(actions)
         case .probabilistic:
             guard rng.chance(Self.probability(degree: degree)) else {
                 dropped += 1
-                return []
+                return
             }
-            return later(actions, key: key, isRelay: true, window: window, now: now, rng: &rng, timers: &timers)
+            later(actions, key: key, isRelay: true, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &out)
         case .dialect:
-            return later(actions, key: nil, isRelay: true, window: window, now: now, rng: &rng, timers: &timers)
+            later(actions, key: nil, isRelay: true, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &out)
         }
     }
 
@@ -88,7 +98,9 @@ struct RelayScheduler<Key: Hashable> {
     ) -> [NodeAction] {
         guard !actions.isEmpty else { return [] }
         if policy == .flood { return actions }
-        return later(actions, key: nil, isRelay: false, window: window, now: now, rng: &rng, timers: &timers)
+        var immediate: [NodeAction] = []
+        later(actions, key: nil, isRelay: false, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &immediate)
+        return immediate
     }
 
     /// The message `key` was heard again: under `.probabilistic` its scheduled relay is cancelled.
@@ -119,17 +131,18 @@ struct RelayScheduler<Key: Hashable> {
 
     private mutating func later(
         _ actions: [NodeAction], key: Key?, isRelay: Bool, window: JitterWindow, now: Instant,
-        rng: inout SeededRandom, timers: inout TimerClock
-    ) -> [NodeAction] {
+        rng: inout SeededRandom, timers: inout TimerClock, appendingTo out: inout [NodeAction]
+    ) {
         let delay = noJitter ? 0 : rng.delayNanoseconds(in: window)
         if delay == 0 {
             if isRelay { executed += 1 }
-            return actions
+            out.appendAll(actions)
+            return
         }
-        if let key, byKey[key] != nil { return [] }   // already waiting to go out
+        if let key, byKey[key] != nil { return }   // already waiting to go out
         guard isRelay ? relaysWaiting < capacity : count - relaysWaiting < replyCapacity else {
             if isRelay { dropped += 1 }
-            return []
+            return
         }
         let id = timers.make()
         pending.updateValue(Pending(key: key, isRelay: isRelay, actions: actions), forKey: Self.key(id))
@@ -139,6 +152,6 @@ struct RelayScheduler<Key: Hashable> {
             relaysWaiting += 1
             scheduled += 1
         }
-        return [.setTimer(id, at: Instant(nanoseconds: now.nanoseconds + delay))]
+        out.append(.setTimer(id, at: Instant(nanoseconds: now.nanoseconds + delay)))
     }
 }

@@ -112,23 +112,27 @@ struct RelayEngine: DialectEngine {
     }
 
     mutating func handle(_ event: NodeEvent, at now: Instant) -> [NodeAction] {
-        guard !crashed else { return [] }
-        let actions: [NodeAction]
+        var actions: [NodeAction] = []
+        handle(event, at: now, appendingTo: &actions)
+        return actions
+    }
+
+    /// `handle(_:at:)` appending to the caller's array (`Node.handle(_:at:appendingTo:)`): the
+    /// paths most events of a mesh take (a beacon heard, a relay's timer) append in place.
+    mutating func handle(_ event: NodeEvent, at now: Instant, appendingTo actions: inout [NodeAction]) {
+        guard !crashed else { return }
         switch event {
-        case .received(let bytes, let link): actions = receive(bytes, on: link, at: now)
-        case .linkUp(let link, _, _): actions = linkUp(link, at: now)
-        case .linkDown(let link):
-            links.removeAll { $0 == link }
-            actions = []
-        case .timer(let id): actions = timer(id, at: now)
-        case .command(.send(let payload, let destination)): actions = originate(payload, to: destination, at: now)
+        case .received(let bytes, let link): receive(bytes, on: link, at: now, appendingTo: &actions)
+        case .linkUp(let link, _, _): actions.appendAll(linkUp(link, at: now))
+        case .linkDown(let link): links.removeAll { $0 == link }
+        case .timer(let id): timer(id, at: now, appendingTo: &actions)
+        case .command(.send(let payload, let destination)): actions.appendAll(originate(payload, to: destination, at: now))
         }
         if stateUnchanged {
             stateUnchanged = false
         } else {
             stateSize = countState()
         }
-        return actions
     }
 
     /// `Node.prefetch(for:)`: for a packet, the links (read first) and, for a beacon in its
@@ -197,21 +201,25 @@ struct RelayEngine: DialectEngine {
         return actions
     }
 
-    private mutating func timer(_ id: TimerID, at now: Instant) -> [NodeAction] {
-        // Capturing `links` alone: a method reference such as `filter(isLive)` copies the whole engine.
-        if let actions = scheduler.fire(id) {
-            let links = links
-            let isLive = { (action: NodeAction) -> Bool in
-                if case .send(_, let link) = action { return links.contains(link) }
-                return true
+    private mutating func timer(_ id: TimerID, at now: Instant, appendingTo actions: inout [NodeAction]) {
+        if var relay = scheduler.fire(id) {
+            // Its sends on links still up. Usually all are: the same array, no copy. The links
+            // read through a pointer: a method reference such as `filter(isLive)` copied the
+            // whole engine, and a closure capturing `links` retained the array.
+            links.withUnsafeBufferPointer { live in
+                let isLive = { (action: NodeAction) -> Bool in
+                    if case .send(_, let link) = action { return live.contains(link) }
+                    return true
+                }
+                if !relay.allSatisfy(isLive) { relay = relay.filter(isLive) }
             }
-            // Usually every link is still up: the same array, no copy.
-            return actions.allSatisfy(isLive) ? actions : actions.filter(isLive)
+            actions.appendAll(relay)
+            return
         }
-        guard id == beaconTimer else { return [] }
+        guard id == beaconTimer else { return }
         guard !links.isEmpty else {
             beaconTimer = nil   // RELAY-R9: no link, no beacon; the next link up restarts them
-            return []
+            return
         }
         // RELAY-R9: type 'B', own id, seqNo 1, 2, ..., ttl 8, hop 0, on every link, every 2 s.
         beaconSeqNo &+= 1
@@ -220,7 +228,9 @@ struct RelayEngine: DialectEngine {
         seen.insert(.beacon(origin: nodeID, seqNo: beaconSeqNo), at: now)
         let next = timers.make()
         beaconTimer = next
-        return Self.sendAll(beacon, on: links, except: nil) + [.setTimer(next, at: now + Self.beaconPeriod)]
+        actions.reserveCapacity(actions.count + links.count + 1)
+        Self.sendAll(beacon, on: links, except: nil, appendingTo: &actions)
+        actions.append(.setTimer(next, at: now + Self.beaconPeriod))
     }
 
     // MARK: originating
@@ -252,10 +262,10 @@ struct RelayEngine: DialectEngine {
 
     // MARK: receiving
 
-    private mutating func receive(_ bytes: [UInt8], on link: LinkID, at now: Instant) -> [NodeAction] {
+    private mutating func receive(_ bytes: [UInt8], on link: LinkID, at now: Instant, appendingTo actions: inout [NodeAction]) {
         guard links.contains(link) else {   // RELAY-R11: not one of our 7 links
             stateUnchanged = true
-            return []
+            return
         }
         let packet: RelayPacket
         do {
@@ -264,22 +274,22 @@ struct RelayEngine: DialectEngine {
             // RELAY-R12: a refused packet is dropped and changes no state.
             refuse()
             if faults.contains(.crashOnTruncated), error.code == .truncated { crashed = true }
-            return []
+            return
         }
         // Mutant canonical-only: refuses any encoding but its own (RELAY-W6 says accept them).
         if faults.contains(.canonicalOnly), packet.encoded() != bytes {
             refuse()
-            return []
+            return
         }
         switch packet {
         case .frame(let header, let body):
             counters.copiesReceived += 1
             if seen.contains(.frame(origin: header.origin, seq: header.seq), at: now) { counters.duplicateCopies += 1 }
-            return frame(header, body: body, on: link, at: now)
+            actions.appendAll(frame(header, body: body, on: link, at: now))
         case .ack(let ack):
             let seq = faults.contains(.seqViaDouble) ? Self.throughDouble(ack.seq) : ack.seq   // mutant
-            return ackReceived(seq, on: link, at: now)
-        case .beacon(let beacon): return beaconReceived(beacon, on: link, at: now)
+            actions.appendAll(ackReceived(seq, on: link, at: now))
+        case .beacon(let beacon): beaconReceived(beacon, on: link, at: now, appendingTo: &actions)
         }
     }
 
@@ -414,42 +424,43 @@ struct RelayEngine: DialectEngine {
         return scheduler.reply(sends, window: Self.jitter, now: now, rng: &rng, timers: &timers)
     }
 
-    private mutating func beaconReceived(_ beacon: Beacon, on link: LinkID, at now: Instant) -> [NodeAction] {
+    private mutating func beaconReceived(_ beacon: Beacon, on link: LinkID, at now: Instant, appendingTo actions: inout [NodeAction]) {
         // RELAY-R10.1: its own beacon.
         guard beacon.origin != nodeID || faults.contains(.relayOwn) else {
             stateUnchanged = true
-            return []
+            return
         }
         let key = SeenKey.beacon(origin: beacon.origin, seqNo: beacon.seqNo)
         // RELAY-R10.2: duplicate by cache or by lastSeq (forgotten 300 s after its last update).
         if !faults.contains(.noDedup) {
             if seen.contains(key, at: now) {
-                let actions = scheduler.heardAgain(key)
-                stateUnchanged = actions.isEmpty   // else a relay was cancelled
-                return actions
+                let cancel = scheduler.heardAgain(key)
+                stateUnchanged = cancel.isEmpty   // else a relay was cancelled
+                actions.appendAll(cancel)
+                return
             }
             if let last = lastSeq.value(for: beacon.origin, at: now), last >= beacon.seqNo {
                 stateUnchanged = true
-                return []
+                return
             }
         }
         // RELAY-R10.3: record it.
         seen.insert(key, at: now)
         lastSeq.update(beacon.origin, value: beacon.seqNo, at: now)
         // Mutant ack-beacons: acks it as if it were a frame (RELAY-R10.5 says never).
-        let ack = faults.contains(.ackBeacons) ? sendAck(UInt64(beacon.seqNo), on: link, at: now) : []
+        if faults.contains(.ackBeacons) { actions.appendAll(sendAck(UInt64(beacon.seqNo), on: link, at: now)) }
         // RELAY-R10.4: rebroadcast while ttl > 1 and hop < 255, with ttl - 1 and hop + 1.
         guard !faults.contains(.noBeaconRelay),
               beacon.ttl > 1 || faults.contains(.relayTTLOne),
-              beacon.hop < 255 || faults.contains(.relayHop255) else { return ack }
+              beacon.hop < 255 || faults.contains(.relayHop255) else { return }
         var relayed = beacon
         if !faults.contains(.noTTLDecrement) { relayed.ttl = beacon.ttl == 0 ? 0 : beacon.ttl - 1 }
         relayed.hop = beacon.hop &+ 1
         let packet = RelayPacket.beacon(relayed).encoded()
         let sends = Self.sendAll(packet, on: links, except: faults.contains(.relayToSender) ? nil : link)
         // RELAY-R10.5: never delivered, never acked.
-        let relay = scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: faults), now: now, rng: &rng, timers: &timers)
-        return ack.isEmpty ? relay : ack + relay
+        scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: faults), now: now, rng: &rng, timers: &timers,
+                        appendingTo: &actions)
     }
 
 
@@ -470,8 +481,12 @@ struct RelayEngine: DialectEngine {
         // One allocation: `compactMap` grows its result as it goes (1, 2, 4, 8 elements).
         var sends: [NodeAction] = []
         sends.reserveCapacity(links.count)
-        for link in links where link != ingress { sends.append(.send(packet, on: link)) }
+        sendAll(packet, on: links, except: ingress, appendingTo: &sends)
         return sends
+    }
+
+    private static func sendAll(_ packet: [UInt8], on links: [LinkID], except ingress: LinkID?, appendingTo sends: inout [NodeAction]) {
+        for link in links where link != ingress { sends.append(.send(packet, on: link)) }
     }
 }
 

@@ -15,7 +15,8 @@ import MeshWire
 /// thousands of nodes with no key exchange; it departs from RELAY-W6's id derivation, which
 /// only a node configured with `privateKey` follows.
 struct RelayKeyring {
-    let identity: RelayIdentity
+    /// The X25519 private key; its public key is not kept, no rule of the node reads it.
+    let privateKey: [UInt8]
     let nodeID: UUID
     let simulated: Bool
     private var contacts: [UUID: [UInt8]]
@@ -33,13 +34,15 @@ struct RelayKeyring {
         }
         self.contacts = contacts
         if let hex = settings["privateKey"], let key = Hex.decode(hex), let identity = try? RelayIdentity(privateKey: key) {
-            self.identity = identity
+            privateKey = identity.privateKey
             nodeID = identity.nodeID   // RELAY-R1: the id follows from the key
             simulated = false
         } else {
             let address = config.address
-            identity = RelaySimulationKeys.identity(for: address)
-            nodeID = address.uuid ?? identity.nodeID
+            privateKey = RelaySimulationKeys.privateKey(for: address)
+            // The public key (an X25519 multiplication) only when the id must follow from it: a
+            // simulated mesh of 10,000 nodes spent a fifth of a second on keys nothing read.
+            nodeID = address.uuid ?? RelaySimulationKeys.identity(for: address).nodeID
             simulated = true
         }
     }
@@ -48,7 +51,7 @@ struct RelayKeyring {
     mutating func session(with peer: UUID) -> SessionKey? {
         if let key = sessions[peer] { return key }
         guard let publicKey = contacts[peer] ?? (simulated ? RelaySimulationKeys.identity(for: NodeAddress(peer)).publicKey : nil),
-              let key = try? SessionKey(privateKey: identity.privateKey, peerPublicKey: publicKey)
+              let key = try? SessionKey(privateKey: privateKey, peerPublicKey: publicKey)
         else { return nil }
         if sessions.count >= Self.sessionCacheLimit { sessions.removeAll(keepingCapacity: true) }
         sessions[peer] = key

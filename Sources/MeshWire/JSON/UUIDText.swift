@@ -50,30 +50,48 @@ enum UUIDText {
         bytes.withUnsafeBufferPointer { parse(bytes: $0) }
     }
 
-    /// The same rule over bytes in place. Straight-line arithmetic, no tables: the lookups in
-    /// lazily initialised static arrays (digit offsets, hex values) took about 355 instructions
-    /// per UUID where this takes about 220 (callgrind), and no branch to mispredict.
+    /// The same rule over bytes in place, eight digits at a time in a 64-bit word (SWAR): each
+    /// byte is classed and converted with whole-word arithmetic, no tables and no branch per
+    /// digit (digits and letters alternate at random in a UUID: a branch on which one it is was
+    /// mispredicted about once in three). About 90 instructions per UUID where a byte at a time
+    /// took 220 (callgrind); a simulated node reads each beacon's UUID twice per reception.
     static func parse(bytes text: UnsafeBufferPointer<UInt8>) -> UUID? {
         guard text.count == 36, let base = text.baseAddress, base[8] == UInt8(ascii: "-"), base[13] == UInt8(ascii: "-"),
               base[18] == UInt8(ascii: "-"), base[23] == UInt8(ascii: "-") else { return nil }
-        // Hex value of a digit, or 0xFF: one OR over the 32 tells a bad digit. Without branches:
-        // digits and letters alternate at random in a UUID, and a branch on which one it is
-        // was mispredicted about once in three (most of this function's time).
-        @inline(__always) func value(_ c: UInt8) -> UInt8 {
-            let digit = c &- UInt8(ascii: "0")
-            let letter = (c | 0x20) &- UInt8(ascii: "a")   // either case
-            let isDigit: UInt8 = digit < 10 ? 0xFF : 0, isLetter: UInt8 = letter < 6 ? 0xFF : 0
-            return digit & isDigit | (letter &+ 10) & isLetter | ~(isDigit | isLetter)
+        let raw = UnsafeRawPointer(base)
+        func word(_ offset: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+        func half(_ offset: Int) -> UInt64 { UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))) }
+        // The 32 digits of 8-4-4-4-12 as four words: 0-7, 9-12 and 14-17, 19-22 and 24-27, 28-35.
+        var bad: UInt64 = 0
+        let (a, b) = (packed(word(0), &bad), packed(half(9) | half(14) << 32, &bad))
+        let (c, d) = (packed(half(19) | half(24) << 32, &bad), packed(word(28), &bad))
+        guard bad == 0 else { return nil }
+        var id: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &id) { out in
+            out.storeBytes(of: a.littleEndian, as: UInt32.self)
+            out.storeBytes(of: b.littleEndian, toByteOffset: 4, as: UInt32.self)
+            out.storeBytes(of: c.littleEndian, toByteOffset: 8, as: UInt32.self)
+            out.storeBytes(of: d.littleEndian, toByteOffset: 12, as: UInt32.self)
         }
-        var bad: UInt8 = 0
-        @inline(__always) func byte(_ at: Int) -> UInt8 {
-            let high = value(base[at]), low = value(base[at + 1])
-            bad |= high | low
-            return high << 4 | low & 0x0F
-        }
-        // The 16 bytes at their places in 8-4-4-4-12.
-        let id: uuid_t = (byte(0), byte(2), byte(4), byte(6), byte(9), byte(11), byte(14), byte(16),
-                          byte(19), byte(21), byte(24), byte(26), byte(28), byte(30), byte(32), byte(34))
-        return bad & 0xF0 == 0 ? UUID(uuid: id) : nil
+        return UUID(uuid: id)
+    }
+
+    /// Eight hex digits (the first in the lowest byte) as the four bytes they spell, first byte
+    /// lowest; any byte that is not a digit sets a bit of `bad`.
+    @inline(__always)
+    private static func packed(_ text: UInt64, _ bad: inout UInt64) -> UInt32 {
+        let ones: UInt64 = 0x0101_0101_0101_0101, high = ones << 7
+        // For bytes below 0x80: the high bit of each byte set where the byte is >= k.
+        func atLeast(_ x: UInt64, _ k: UInt64) -> UInt64 { ((x | high) &- k &* ones) & high }
+        let digit = atLeast(text, 0x30) & ~atLeast(text, 0x3A)
+        let folded = text | 0x2020_2020_2020_2020   // 'A'-'F' to 'a'-'f'; digits keep their bit 0x20
+        let letter = atLeast(folded, 0x61) & ~atLeast(folded, 0x67)
+        bad |= text & high | ~(digit | letter) & high
+        // Digits are their low nibble; 'a'-'f' have low nibbles 1-6, nine short of their value.
+        let nibbles = (text & 0x0F0F_0F0F_0F0F_0F0F) &+ (letter >> 7) &* 9
+        // Pairs of nibbles to bytes (in bytes 0, 2, 4, 6), then the four bytes side by side.
+        var value = (nibbles << 4 | nibbles >> 8) & 0x00FF_00FF_00FF_00FF
+        value = (value | value >> 8) & 0x0000_FFFF_0000_FFFF
+        return UInt32(truncatingIfNeeded: value | value >> 16)
     }
 }
