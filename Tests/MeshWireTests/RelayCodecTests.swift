@@ -114,6 +114,7 @@ struct RelayCodecTests {
             let beacon = Beacon(origin: uuid(&rng), seqNo: UInt32(truncatingIfNeeded: rng.next()), ttl: 8, hop: UInt8(i % 256))
             var bytes = RelayPacket.beacon(beacon).encoded()
             #expect(bytes.withUnsafeBufferPointer(RelayPacket.canonicalBeacon) == beacon)
+            #expect(Self.hint(bytes) == Self.key(beacon))
             switch i % 4 {
             case 0: bytes[Int(rng.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: rng.next())
             case 1: bytes[Int(rng.next() % 3)] ^= 1 << (rng.next() % 8)
@@ -125,10 +126,20 @@ struct RelayCodecTests {
             let length = Int(bytes[1]) << 8 | Int(bytes[2])
             let general = bytes[0] == 0x42 && 3 + length == bytes.count ? try? Beacon(neutral: JSONParser.parse(bytes[3...])) : nil
             let fast = bytes.withUnsafeBufferPointer(RelayPacket.canonicalBeacon)
-            if let fast { #expect(fast == general, "\(bytes)") }
+            if let fast {
+                #expect(fast == general, "\(bytes)")
+                #expect(Self.hint(bytes) == Self.key(fast), "\(bytes)")
+            }
             #expect((try? RelayPacket(decoding: bytes)) == general.map(RelayPacket.beacon))
         }
     }
+
+    /// What `RelayPacket.beaconKeyHint` (the node's loads ahead) reads, as origin and seqNo.
+    static func hint(_ bytes: [UInt8]) -> String? {
+        bytes.withUnsafeBufferPointer(RelayPacket.beaconKeyHint).map { "\(UUID(uuid: $0.origin)) \($0.seqNo)" }
+    }
+
+    static func key(_ beacon: Beacon) -> String { "\(beacon.origin) \(beacon.seqNo)" }
 
     @Test func packetsRoundTrip() throws {
         var rng = SeededRandom(seed: 3)

@@ -107,10 +107,11 @@ struct DedupCache<Key: DedupKey, Value> {
         }
     }
 
-    /// Starts loading the slot where a lookup of `key` begins (`Node.prefetch(for:)`).
-    func prefetch(_ key: Key) {
+    /// Starts loading the slot where a lookup of a key with this `tableHash` begins
+    /// (`Node.prefetch(for:)`).
+    func prefetch(hash: Int) {
         guard count > 0 else { return }
-        table.withUnsafeBufferPointer { meshconform_prefetch($0.baseAddress.unsafelyUnwrapped + (key.tableHash & tableMask)) }
+        table.withUnsafeBufferPointer { meshconform_prefetch($0.baseAddress.unsafelyUnwrapped + (hash & tableMask)) }
     }
 
     /// Remembers `key` with `value` unless it is already present; true when it was new.

@@ -23,16 +23,21 @@ enum TableHash {
     }
 
     /// A UUID's 16 bytes as two words.
-    static func words(_ uuid: UUID) -> (UInt64, UInt64) {
-        withUnsafeBytes(of: uuid.uuid) { ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
+    static func words(_ uuid: UUID) -> (UInt64, UInt64) { words(uuid.uuid) }
+
+    static func words(_ bytes: uuid_t) -> (UInt64, UInt64) {
+        withUnsafeBytes(of: bytes) { ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
+    }
+
+    /// A UUID key's hash from its 16 bytes (`UUID.tableHash`).
+    static func uuid(_ bytes: uuid_t) -> Int {
+        let (a, b) = words(bytes)
+        return mix(a, b)
     }
 }
 
 extension UUID: DedupKey {
-    var tableHash: Int {
-        let (a, b) = TableHash.words(self)
-        return TableHash.mix(a, b)
-    }
+    var tableHash: Int { TableHash.uuid(uuid) }
 }
 
 extension UInt64: DedupKey {

@@ -31,9 +31,14 @@ struct RelayEngine: DialectEngine {
                 let (a, b) = TableHash.words(origin)
                 return TableHash.mix(a, b ^ seq)
             case .beacon(let origin, let seqNo):
-                let (a, b) = TableHash.words(origin)
-                return TableHash.mix(a ^ 1, b ^ UInt64(seqNo))
+                return Self.beaconHash(origin: origin.uuid, seqNo: seqNo)
             }
+        }
+
+        /// A beacon key's `tableHash` from the origin's bytes (what the loads ahead have).
+        static func beaconHash(origin: uuid_t, seqNo: UInt32) -> Int {
+            let (a, b) = TableHash.words(origin)
+            return TableHash.mix(a ^ 1, b ^ UInt64(seqNo))
         }
     }
 
@@ -142,9 +147,11 @@ struct RelayEngine: DialectEngine {
         switch upcoming {
         case .packet(let bytes):
             links.withUnsafeBufferPointer { meshconform_prefetch($0.baseAddress) }
-            guard let beacon = RelayPacket.canonicalBeacon(bytes) else { return }
-            seen.prefetch(.beacon(origin: beacon.origin, seqNo: beacon.seqNo))
-            lastSeq.prefetch(beacon.origin)
+            // Where the beacon's key would be, not the beacon read and checked (the reception
+            // does that): half the instructions, and no `UUID` built.
+            guard let (origin, seqNo) = RelayPacket.beaconKeyHint(bytes) else { return }
+            seen.prefetch(hash: SeenKey.beaconHash(origin: origin, seqNo: seqNo))
+            lastSeq.prefetch(hash: TableHash.uuid(origin))
         case .timer(let id):
             scheduler.prefetch(id)
         }
