@@ -327,11 +327,9 @@ struct SimulationRun<N: SimNode> {
             metrics.duplicateCopies += after.duplicateCopies - before.duplicateCopies
         }
         var sent = 0
+        if actions.count > 1 { prefetchSends(from: v, actions) }
         // Each action is moved out of the array, a plain one left in its place, rather than
         // copied: a copy retains the packet of a send (and the array's end releases it again).
-        // A relay's sends read its packet's length and each link's edge: start all those loads
-        // at once rather than one send after another.
-        if actions.count > 1 { prefetchSends(from: v, actions) }
         actions.withUnsafeMutableBufferPointer { actions in
             for slot in actions.indices {
                 let action = (actions.baseAddress.unsafelyUnwrapped + slot).move()
@@ -373,8 +371,10 @@ struct SimulationRun<N: SimNode> {
         if state > metrics.peakNodeState { metrics.peakNodeState = state }
     }
 
+    /// Starts loading the edge of every send's link: a firing relay's six edges are misses,
+    /// which overlap when started together instead of one `transmit` after another.
     private func prefetchSends(from v: Int, _ actions: [NodeAction]) {
-        // The address taken out of the closure (the table holds the array): a borrow across
+        // The address taken out of the closure (`linkEnds` holds the array): a borrow across
         // the loop retained it.
         let ends = linkEnds.withUnsafeBufferPointer { $0[v].withUnsafeBufferPointer { $0 } }
         actions.withUnsafeBufferPointer { actions in
