@@ -79,8 +79,14 @@ struct RelayCodecTests {
         for _ in 0..<4 {
             let id = uuid(&rng)
             let text = Array(UUIDText.format(id).utf8)
+            #expect(UUIDText.format(id) == id.uuidString)
             #expect(UUIDText.parse(text[...]) == id)
-            #expect(UUIDText.parse(Array(id.uuidString.lowercased().utf8)[...]) == id)
+            let lowercase = Array(id.uuidString.lowercased().utf8)
+            #expect(UUIDText.parse(lowercase[...]) == id)
+            // The unchecked reading (loads ahead) reads a UUID's text in either case as it is.
+            for spelled in [text, lowercase] {
+                #expect(UUID(uuid: spelled.withUnsafeBytes { UUIDText.unverifiedBytes($0.baseAddress!) }) == id)
+            }
             for position in 0..<36 {
                 for value in 0...255 {
                     var edited = text

@@ -303,6 +303,9 @@ struct RelayEngine: DialectEngine {
     // Static, as `sendAll`: a non-mutating method of the engine called from a mutating one was
     // passed a copy of the whole engine (776 bytes copied on every reception).
     private static func decode(_ bytes: [UInt8], faults: Set<Fault>) throws(WireError) -> RelayPacket {
+        // Most of what a node hears: read in place, not through `WireFormat`'s generic entry
+        // (a slice made and checked, a tenth of a reception's instructions).
+        if let beacon = bytes.withUnsafeBufferPointer(RelayPacket.canonicalBeacon) { return .beacon(beacon) }
         do {
             return try RelayPacket(decoding: bytes)
         } catch {

@@ -45,39 +45,49 @@ public struct Beacon: WireFormat, NeutralForm {
     /// `JSONWriter.write(neutral)`, written directly: keys in byte order, no whitespace, the
     /// UUID in uppercase (`UUIDText`), integers in decimal (RelayCodecTests compares the two).
     public func encoded() -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(80)
-        append(to: &out)
-        return out
-    }
-
-    /// `encoded()` appended to `out` (a packet's header, written in the packet's own buffer).
-    /// Literals and digits go in as bytes: through `String` they cost a conversion and a
-    /// UTF-8 view each, and every relay of a beacon writes one.
-    func append(to out: inout [UInt8]) {
-        JSONWriter.append(#"{"hop":"#, to: &out)
-        Self.appendDecimal(UInt32(hop), to: &out)
-        JSONWriter.append(#","origin":""#, to: &out)
-        UUIDText.append(origin, to: &out)
-        JSONWriter.append(#"","seqNo":"#, to: &out)
-        Self.appendDecimal(seqNo, to: &out)
-        JSONWriter.append(#","ttl":"#, to: &out)
-        Self.appendDecimal(UInt32(ttl), to: &out)
-        out.append(UInt8(ascii: "}"))
-    }
-
-    /// `value` in decimal, no leading zeros (as `String(value)` writes it).
-    private static func appendDecimal(_ value: UInt32, to out: inout [UInt8]) {
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { digits in
-            var rest = value, first = 10
-            repeat {
-                first -= 1
-                digits[first] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0
-            out.append(contentsOf: digits[first...])
+        Array(unsafeUninitializedCapacity: Self.maxEncodedCount) { buffer, count in
+            count = write(to: UnsafeMutableRawPointer(buffer.baseAddress.unsafelyUnwrapped))
         }
+    }
+
+    /// The longest encoding: hop and ttl of three digits, seqNo of ten.
+    static let maxEncodedCount = 88
+
+    /// `encoded()` written at `out`, which has room for `maxEncodedCount` bytes; returns the
+    /// length. Every relay of a beacon writes one, so it goes straight into the packet's buffer:
+    /// through `Array.append` each literal and digit cost a capacity check and a copy call.
+    func write(to out: UnsafeMutableRawPointer) -> Int {
+        var at = 0
+        func put(_ literal: StaticString) {
+            (out + at).copyMemory(from: literal.utf8Start, byteCount: literal.utf8CodeUnitCount)
+            at += literal.utf8CodeUnitCount
+        }
+        put(#"{"hop":"#)
+        at += Self.writeDecimal(UInt32(hop), to: out + at)
+        put(#","origin":""#)
+        UUIDText.write(origin.uuid, to: out + at)
+        at += 36
+        put(#"","seqNo":"#)
+        at += Self.writeDecimal(seqNo, to: out + at)
+        put(#","ttl":"#)
+        at += Self.writeDecimal(UInt32(ttl), to: out + at)
+        put("}")
+        return at
+    }
+
+    /// `value` in decimal, no leading zeros (as `String(value)` writes it); returns the length.
+    private static func writeDecimal(_ value: UInt32, to out: UnsafeMutableRawPointer) -> Int {
+        var length = 1, rest = value / 10
+        while rest > 0 {
+            length += 1
+            rest /= 10
+        }
+        rest = value
+        for at in (0..<length).reversed() {
+            out.storeBytes(of: UInt8(ascii: "0") + UInt8(rest % 10), toByteOffset: at, as: UInt8.self)
+            rest /= 10
+        }
+        return length
     }
 
     /// The beacon when `bytes` are exactly a canonical encoding (`encoded()`'s layout, the UUID
@@ -87,38 +97,50 @@ public struct Beacon: WireFormat, NeutralForm {
     }
 
     /// The same over bytes in place: a node hears several copies of every beacon of its
-    /// neighbourhood, so this read is on the path of most receptions in a simulated mesh, and
-    /// through pointers it needs no bounds checks and no slices (each one retained the input).
+    /// neighbourhood, so this read is on the path of most receptions in a simulated mesh. The
+    /// literals are compared a word at a time (a 7-byte one with its word's last byte masked,
+    /// an 11- or 10-byte one as two overlapping words), through pointers: no bounds checks and
+    /// no slices (each one retained the input).
     static func canonical(_ text: UnsafeBufferPointer<UInt8>) -> Beacon? {
-        guard let base = text.baseAddress else { return nil }
+        // The literals (41 bytes), the UUID (36), then 1-3, 1-10 and 1-3 digits.
+        guard let base = text.baseAddress, (75...88).contains(text.count) else { return nil }
         let end = text.count
-        var at = 0
-        func literal(_ expected: StaticString) -> Bool {
-            let count = expected.utf8CodeUnitCount
-            guard end - at >= count, memcmp(base + at, expected.utf8Start, count) == 0 else { return false }
-            at += count
-            return true
+        let raw = UnsafeRawPointer(base)
+        func word(_ at: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+        let seven: UInt64 = 0x00FF_FFFF_FFFF_FFFF
+        // Every load below ends before `end`: hop leaves `at` at 10 at most, 75 bytes at least.
+        var at = 7
+        guard word(0) & seven == literal(#"{"hop":"#), let hop = decimal(base, &at, end: end, digits: 3, max: 255),
+              word(at) == literal(#","origin":""#), word(at + 3) == literal(#","origin":""#, from: 3),
+              let origin = UUIDText.bytes(UnsafeBufferPointer(start: base + at + 11, count: 36)) else { return nil }
+        at += 11 + 36
+        guard word(at) == literal(#"","seqNo":"#), word(at + 2) == literal(#"","seqNo":"#, from: 2) else { return nil }
+        at += 10
+        guard let seqNo = decimal(base, &at, end: end, digits: 10, max: UInt64(UInt32.max)),
+              end - at >= 9, word(at) & seven == literal(#","ttl":"#) else { return nil }
+        at += 7
+        guard let ttl = decimal(base, &at, end: end, digits: 3, max: 255), at == end - 1, base[at] == UInt8(ascii: "}") else { return nil }
+        return Beacon(origin: UUID(uuid: origin), seqNo: UInt32(seqNo), ttl: UInt8(ttl), hop: UInt8(hop))
+    }
+
+    /// Eight bytes of a literal from `offset` as a little-endian word; past its end, its
+    /// terminating zero (so a 7-byte literal matches a word whose last byte is masked off).
+    @inline(__always)
+    private static func literal(_ text: StaticString, from offset: Int = 0) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(text.utf8Start).loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    /// At most `digits` decimal digits from `at`, before `end`, no leading zero, at most `max`.
+    @inline(__always)
+    private static func decimal(_ base: UnsafePointer<UInt8>, _ at: inout Int, end: Int, digits: Int, max: UInt64) -> UInt64? {
+        let start = at, limit = Swift.min(end, at + digits)
+        var value: UInt64 = 0
+        while at < limit, case let digit = base[at] &- UInt8(ascii: "0"), digit < 10 {
+            value = value &* 10 &+ UInt64(digit)
+            at += 1
         }
-        // At most `digits` decimal digits, no leading zero, at most `max`.
-        func integer(max: UInt64, digits: Int) -> UInt64? {
-            let start = at
-            var value: UInt64 = 0
-            while at < end, at - start < digits, case let digit = base[at] &- UInt8(ascii: "0"), digit < 10 {
-                value = value * 10 + UInt64(digit)
-                at += 1
-            }
-            guard at > start, at - start == 1 || base[start] != UInt8(ascii: "0"), value <= max else { return nil }
-            return value
-        }
-        guard literal(#"{"hop":"#), let hop = integer(max: 255, digits: 3),
-              literal(#","origin":""#), end - at >= 36,
-              let origin = UUIDText.parse(bytes: UnsafeBufferPointer(start: base + at, count: 36))
-        else { return nil }
-        at += 36
-        guard literal(#"","seqNo":"#), let seqNo = integer(max: UInt64(UInt32.max), digits: 10),
-              literal(#","ttl":"#), let ttl = integer(max: 255, digits: 3), literal("}"), at == end
-        else { return nil }
-        return Beacon(origin: origin, seqNo: UInt32(seqNo), ttl: UInt8(ttl), hop: UInt8(hop))
+        guard at > start, at - start == 1 || base[start] != UInt8(ascii: "0"), value <= max else { return nil }
+        return value
     }
 
     public var neutral: JSONValue {

@@ -67,7 +67,7 @@ public enum RelayPacket: WireFormat, NeutralForm {
     }
 
     /// A beacon's origin (its 16 bytes) and seqNo read where a canonical encoding has them,
-    /// without checking the rest of the packet: for a reader that only loads ahead what the
+    /// without checking the rest of the packet or the UUID's digits: for a reader that only loads ahead what the
     /// beacon's reception will read (`Node.prefetch(for:)`), for which `canonicalBeacon` did
     /// twice the work. Equal to that beacon's origin and seqNo whenever `canonicalBeacon`
     /// reads one; on another packet, nil or any value (a wrong guess loads a wrong line).
@@ -77,7 +77,8 @@ public enum RelayPacket: WireFormat, NeutralForm {
         var at = 3 + 7
         while at < 13, base[at] &- UInt8(ascii: "0") < 10 { at += 1 }   // hop: 1 to 3 digits
         at += 11
-        guard packet.count - at > 36 + 10, let origin = UUIDText.bytes(UnsafeBufferPointer(start: base + at, count: 36)) else { return nil }
+        guard packet.count - at > 36 + 10 else { return nil }
+        let origin = UUIDText.unverifiedBytes(base + at)
         at += 36 + 10
         var seqNo: UInt32 = 0
         let end = min(at + 10, packet.count)
@@ -99,16 +100,14 @@ public enum RelayPacket: WireFormat, NeutralForm {
 
     public func encoded() -> [UInt8] {
         if case .beacon(let beacon) = self {
-            // Most packets a node sends are beacons: header written in place, one buffer.
-            // One allocation: an array literal first would allocate for its three bytes.
-            var out: [UInt8] = []
-            out.reserveCapacity(84)
-            out += [Kind.beacon.rawValue, 0, 0]
-            beacon.append(to: &out)
-            let length = out.count - 3
-            out[1] = UInt8(truncatingIfNeeded: length >> 8)
-            out[2] = UInt8(truncatingIfNeeded: length)
-            return out
+            // Most packets a node sends are beacons: one buffer, the header written in place.
+            return Array(unsafeUninitializedCapacity: 3 + Beacon.maxEncodedCount) { buffer, count in
+                let out = UnsafeMutableRawPointer(buffer.baseAddress.unsafelyUnwrapped)
+                let length = beacon.write(to: out + 3)
+                out.storeBytes(of: Kind.beacon.rawValue, as: UInt8.self)
+                out.storeBytes(of: UInt16(length).bigEndian, toByteOffset: 1, as: UInt16.self)
+                count = 3 + length
+            }
         }
         let (header, body): ([UInt8], [UInt8]) = switch self {
         case .frame(let h, let body): (h.encoded(), body)
