@@ -47,6 +47,16 @@ struct EventQueue {
     private var current = KeyHeap()
     private var ring: [[Key]] = Array(repeating: [], count: EventQueue.bucketCount)
     private var ringKeys = 0
+    /// Drained buckets' arrays, emptied with their storage kept, for the next buckets to fill:
+    /// a bucket's array grown from nothing by appends was reallocated about ten times (a
+    /// twentieth of a large run's instructions). At most `maxSpares`, none over `maxSpareKeys`,
+    /// and only for a bucket within `spareReach` of the current one: those are the full ones
+    /// (receptions, a link's latency ahead), while a spare in a bucket far ahead would hold its
+    /// storage for a few timers until then.
+    private var spares: [[Key]] = []
+    private static let maxSpares = 64
+    private static let maxSpareKeys = 4_096
+    private static let spareReach: Int64 = 64
     private var far = KeyHeap()
     private var nextSequence: UInt64 = 0
 
@@ -60,7 +70,9 @@ struct EventQueue {
         if bucket <= currentBucket {
             current.push(key)
         } else if bucket - currentBucket < Int64(Self.bucketCount) {
-            ring[Self.ringIndex(bucket)].append(key)
+            let index = Self.ringIndex(bucket)
+            if bucket - currentBucket <= Self.spareReach, ring[index].capacity == 0, let spare = spares.popLast() { ring[index] = spare }
+            ring[index].append(key)
             ringKeys += 1
         } else {
             far.push(key)
@@ -85,10 +97,20 @@ struct EventQueue {
 
     private static func ringIndex(_ bucket: Int64) -> Int { Int(bucket & Int64(bucketCount - 1)) }
 
+    /// Empties `drain`, its storage kept as a spare (or freed when there are enough, or it is
+    /// one of the rare large buckets).
+    private mutating func recycleDrain() {
+        var drained: [Key] = []
+        swap(&drained, &drain)
+        guard drained.capacity > 0, drained.capacity <= Self.maxSpareKeys, spares.count < Self.maxSpares else { return }
+        drained.removeAll(keepingCapacity: true)
+        spares.append(drained)
+    }
+
     /// Moves to the next bucket that holds anything and sorts its keys into `drain`; false
     /// when nothing is pending.
     private mutating func advance() -> Bool {
-        drain = []   // a drained bucket keeps no memory
+        recycleDrain()
         drainIndex = 0
         while drain.isEmpty, current.isEmpty {
             if ringKeys == 0 {
@@ -103,8 +125,7 @@ struct EventQueue {
             let index = Self.ringIndex(currentBucket)
             if !ring[index].isEmpty {
                 ringKeys -= ring[index].count
-                drain = ring[index]
-                ring[index] = []
+                swap(&drain, &ring[index])   // `drain` is empty: the slot's storage moves, no copy
                 Self.sortByTime(&drain, scratch: &sortScratch)
             }
             while let next = far.first, next.bucket <= currentBucket { current.push(far.pop()) }

@@ -145,7 +145,7 @@ struct RelayScheduler<Key: Hashable> {
             return
         }
         let id = timers.make()
-        pending.updateValue(Pending(key: key, isRelay: isRelay, actions: actions), forKey: Self.key(id))
+        pending.insert(Pending(key: key, isRelay: isRelay, actions: actions), forNewKey: Self.key(id))
         count += 1
         if let key { byKey[key] = id }
         if isRelay {

@@ -75,12 +75,19 @@ public struct TimerTable<Value> {
             slots[index]?.value = value
             return old
         }
+        insert(value, forNewKey: key)
+        return nil
+    }
+
+    /// Adds `value` under `key`, which is not in the table (an id just made): no lookup first.
+    @inlinable
+    public mutating func insert(_ value: Value, forNewKey key: Key) {
+        assert(slot(of: key) == nil, "insert(_:forNewKey:) of a key already present")
         if (count + 1) * 4 > (mask + 1) * 3 { grow() }
         var index = Self.home(of: key, mask: mask)
         while slots[index] != nil { index = (index + 1) & mask }
         slots[index] = Slot(key: key, value: value)
         entries += 1
-        return nil
     }
 
     /// Removes `key` and returns its value, if it was there.
@@ -105,7 +112,7 @@ public struct TimerTable<Value> {
         guard removed > 0 else { return 0 }
         slots = Array(repeating: nil, count: slots.count)
         entries = 0
-        for slot in kept { updateValue(slot.value, forKey: slot.key) }
+        for slot in kept { insert(slot.value, forNewKey: slot.key) }
         return removed
     }
 
@@ -138,6 +145,6 @@ public struct TimerTable<Value> {
         slots = Array(repeating: nil, count: capacity)
         mask = capacity - 1
         entries = 0
-        for case let slot? in old { updateValue(slot.value, forKey: slot.key) }
+        for case let slot? in old { insert(slot.value, forNewKey: slot.key) }
     }
 }
