@@ -85,7 +85,7 @@ struct RelayCodecTests {
             #expect(UUIDText.parse(lowercase[...]) == id)
             // The unchecked reading (loads ahead) reads a UUID's text in either case as it is.
             for spelled in [text, lowercase] {
-                #expect(UUID(uuid: spelled.withUnsafeBytes { UUIDText.unverifiedBytes($0.baseAddress!) }) == id)
+                #expect(UUIDText.uuid(spelled.withUnsafeBytes { UUIDText.unverifiedWords($0.baseAddress!) }) == id)
             }
             for position in 0..<36 {
                 for value in 0...255 {
@@ -142,7 +142,7 @@ struct RelayCodecTests {
 
     /// What `RelayPacket.beaconKeyHint` (the node's loads ahead) reads, as origin and seqNo.
     static func hint(_ bytes: [UInt8]) -> String? {
-        bytes.withUnsafeBufferPointer(RelayPacket.beaconKeyHint).map { "\(UUID(uuid: $0.origin)) \($0.seqNo)" }
+        bytes.withUnsafeBufferPointer(RelayPacket.beaconKeyHint).map { "\(UUIDText.uuid($0.origin)) \($0.seqNo)" }
     }
 
     static func key(_ beacon: Beacon) -> String { "\(beacon.origin) \(beacon.seqNo)" }

@@ -152,12 +152,14 @@ struct DedupCache<Key: DedupKey, Value> {
 
     /// The slot holding `key`, or the empty slot where it would go. The table must not be empty.
     private func find(_ key: Key, hash: Int) -> (slot: Int, found: Bool) {
-        var slot = hash & tableMask
-        while let entry = table[slot] {
-            if entry.key == key { return (slot, true) }
-            slot = (slot + 1) & tableMask
+        table.withUnsafeBufferPointer { table in
+            var slot = hash & tableMask
+            while let entry = table[slot] {
+                if entry.key == key { return (slot, true) }
+                slot = (slot + 1) & tableMask
+            }
+            return (slot, false)
         }
-        return (slot, false)
     }
 
     /// `place`: where `find` put the key, if the caller just asked (not asked again unless
@@ -242,13 +244,22 @@ struct DedupCache<Key: DedupKey, Value> {
         }
     }
 
+    /// Twice the slots. Each entry goes to the first free slot from its home, through pointers:
+    /// the keys are distinct, so none is looked for (a table grows from 8 slots to its size in
+    /// a large mesh one doubling at a time, and each re-places every entry).
     private mutating func growTable() {
         let old = table
-        table = Array(repeating: nil, count: max(8, 2 * old.count))
-        tableMask = table.count - 1
-        for case let entry? in old {
-            table[find(entry.key, hash: entry.key.tableHash).slot] = entry
+        let mask = max(8, 2 * old.count) - 1
+        table = Array(unsafeUninitializedCapacity: mask + 1) { slots, count in
+            slots.initialize(repeating: nil)
+            for case let entry? in old {
+                var slot = entry.key.tableHash & mask
+                while case .some = slots[slot] { slot = (slot + 1) & mask }
+                slots[slot] = entry
+            }
+            count = mask + 1
         }
+        tableMask = mask
     }
 
     /// Twice the slots, the queue laid out afresh from index 0.

@@ -22,22 +22,20 @@ enum TableHash {
         return Int(truncatingIfNeeded: product.high ^ product.low)
     }
 
-    /// A UUID's 16 bytes as two words.
-    static func words(_ uuid: UUID) -> (UInt64, UInt64) { words(uuid.uuid) }
-
-    static func words(_ bytes: uuid_t) -> (UInt64, UInt64) {
-        withUnsafeBytes(of: bytes) { ($0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
-    }
-
-    /// A UUID key's hash from its 16 bytes (`UUID.tableHash`).
-    static func uuid(_ bytes: uuid_t) -> Int {
-        let (a, b) = words(bytes)
-        return mix(a, b)
+    /// A UUID's 16 bytes as two words, each read little-endian (as `UUIDText.words` reads them
+    /// from text, so that a key's hash can be had from a packet's text before it is decoded).
+    static func words(_ uuid: UUID) -> (UInt64, UInt64) {
+        withUnsafeBytes(of: uuid.uuid) {
+            (UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        }
     }
 }
 
 extension UUID: DedupKey {
-    var tableHash: Int { TableHash.uuid(uuid) }
+    var tableHash: Int {
+        let (a, b) = TableHash.words(self)
+        return TableHash.mix(a, b)
+    }
 }
 
 extension UInt64: DedupKey {

@@ -31,14 +31,13 @@ struct RelayEngine: DialectEngine {
                 let (a, b) = TableHash.words(origin)
                 return TableHash.mix(a, b ^ seq)
             case .beacon(let origin, let seqNo):
-                return Self.beaconHash(origin: origin.uuid, seqNo: seqNo)
+                return Self.beaconHash(origin: TableHash.words(origin), seqNo: seqNo)
             }
         }
 
-        /// A beacon key's `tableHash` from the origin's bytes (what the loads ahead have).
-        static func beaconHash(origin: uuid_t, seqNo: UInt32) -> Int {
-            let (a, b) = TableHash.words(origin)
-            return TableHash.mix(a ^ 1, b ^ UInt64(seqNo))
+        /// A beacon key's `tableHash` from the origin's two words (what the loads ahead have).
+        static func beaconHash(origin: (UInt64, UInt64), seqNo: UInt32) -> Int {
+            TableHash.mix(origin.0 ^ 1, origin.1 ^ UInt64(seqNo))
         }
     }
 
@@ -151,7 +150,7 @@ struct RelayEngine: DialectEngine {
             // does that): half the instructions, and no `UUID` built.
             guard let (origin, seqNo) = RelayPacket.beaconKeyHint(bytes) else { return }
             seen.prefetch(hash: SeenKey.beaconHash(origin: origin, seqNo: seqNo))
-            lastSeq.prefetch(hash: TableHash.uuid(origin))
+            lastSeq.prefetch(hash: TableHash.mix(origin.0, origin.1))
         case .timer(let id):
             scheduler.prefetch(id)
         }

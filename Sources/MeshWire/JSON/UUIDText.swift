@@ -72,46 +72,46 @@ enum UUIDText {
     /// mispredicted about once in three). About 150 instructions per UUID where a byte at a time
     /// took 220 (callgrind).
     static func parse(bytes text: UnsafeBufferPointer<UInt8>) -> UUID? {
-        bytes(text).map(UUID.init(uuid:))
+        words(text).map(uuid)
     }
 
-    /// The 16 bytes the text spells, by the same rule, without building a `UUID` (Foundation's
-    /// initializer is about 60 instructions more, a cost for a reader that only hashes them).
-    static func bytes(_ text: UnsafeBufferPointer<UInt8>) -> uuid_t? {
+    /// The 16 bytes the text spells, by the same rule, as two words (bytes 0-7 and 8-15, each
+    /// read little-endian, as `TableHash.words` reads a UUID): 16 bytes as a `uuid_t` are 16
+    /// arguments to pass and unpack, about 100 instructions for a reader that only hashes them.
+    static func words(_ text: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64)? {
         guard text.count == 36, let base = text.baseAddress, base[8] == UInt8(ascii: "-"), base[13] == UInt8(ascii: "-"),
               base[18] == UInt8(ascii: "-"), base[23] == UInt8(ascii: "-") else { return nil }
         let raw = UnsafeRawPointer(base)
-        func word(_ offset: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
-        func half(_ offset: Int) -> UInt64 { UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))) }
         // The 32 digits of 8-4-4-4-12 as four words: 0-7, 9-12 and 14-17, 19-22 and 24-27, 28-35.
         var bad: UInt64 = 0
-        let (a, b) = (packed(word(0), &bad), packed(half(9) | half(14) << 32, &bad))
-        let (c, d) = (packed(half(19) | half(24) << 32, &bad), packed(word(28), &bad))
+        let (a, b) = (packed(word(raw, 0), &bad), packed(half(raw, 9) | half(raw, 14) << 32, &bad))
+        let (c, d) = (packed(half(raw, 19) | half(raw, 24) << 32, &bad), packed(word(raw, 28), &bad))
         guard bad == 0 else { return nil }
-        var id: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &id) { out in
-            out.storeBytes(of: a.littleEndian, as: UInt32.self)
-            out.storeBytes(of: b.littleEndian, toByteOffset: 4, as: UInt32.self)
-            out.storeBytes(of: c.littleEndian, toByteOffset: 8, as: UInt32.self)
-            out.storeBytes(of: d.littleEndian, toByteOffset: 12, as: UInt32.self)
-        }
-        return id
+        return (UInt64(a) | UInt64(b) << 32, UInt64(c) | UInt64(d) << 32)
     }
 
-    /// The 16 bytes a UUID text spells if it is one, read without checking it (any bytes for
-    /// other text): for a reader that only guesses where a key will be (`RelayPacket.beaconKeyHint`),
-    /// at a third of `bytes(_:)`'s work. Equal to `bytes(_:)` wherever that reads a UUID.
-    static func unverifiedBytes(_ text: UnsafeRawPointer) -> uuid_t {
-        func word(_ offset: Int) -> UInt64 { UInt64(littleEndian: text.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
-        func half(_ offset: Int) -> UInt64 { UInt64(UInt32(littleEndian: text.loadUnaligned(fromByteOffset: offset, as: UInt32.self))) }
-        var id: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &id) { out in
-            out.storeBytes(of: joined(word(0)).littleEndian, as: UInt32.self)
-            out.storeBytes(of: joined(half(9) | half(14) << 32).littleEndian, toByteOffset: 4, as: UInt32.self)
-            out.storeBytes(of: joined(half(19) | half(24) << 32).littleEndian, toByteOffset: 8, as: UInt32.self)
-            out.storeBytes(of: joined(word(28)).littleEndian, toByteOffset: 12, as: UInt32.self)
-        }
-        return id
+    /// The same words read without checking the text (any words for text that is not a UUID):
+    /// for a reader that only guesses where a key will be (`RelayPacket.beaconKeyHint`), at a
+    /// third of `words(_:)`'s work. Equal to `words(_:)` wherever that reads a UUID.
+    static func unverifiedWords(_ text: UnsafeRawPointer) -> (UInt64, UInt64) {
+        let (a, b) = (joined(word(text, 0)), joined(half(text, 9) | half(text, 14) << 32))
+        let (c, d) = (joined(half(text, 19) | half(text, 24) << 32), joined(word(text, 28)))
+        return (UInt64(a) | UInt64(b) << 32, UInt64(c) | UInt64(d) << 32)
+    }
+
+    /// The UUID of two words as `words(_:)` gives them: their bytes are the UUID's bytes
+    /// (`UUID` is its `uuid_t`; `uuidTextReadsEveryByteAsTheRuleSays` checks it), loaded as one
+    /// rather than passed to `UUID(uuid:)` as 16 arguments.
+    static func uuid(_ words: (UInt64, UInt64)) -> UUID {
+        withUnsafeBytes(of: (words.0.littleEndian, words.1.littleEndian)) { $0.load(as: UUID.self) }
+    }
+
+    private static func word(_ text: UnsafeRawPointer, _ offset: Int) -> UInt64 {
+        UInt64(littleEndian: text.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    private static func half(_ text: UnsafeRawPointer, _ offset: Int) -> UInt64 {
+        UInt64(UInt32(littleEndian: text.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
     }
 
     /// Eight hex digits as four bytes, unchecked: a digit is its low nibble; 'a'-'f' and

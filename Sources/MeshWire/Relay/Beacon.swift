@@ -112,7 +112,7 @@ public struct Beacon: WireFormat, NeutralForm {
         var at = 7
         guard word(0) & seven == literal(#"{"hop":"#), let hop = decimal(base, &at, end: end, digits: 3, max: 255),
               word(at) == literal(#","origin":""#), word(at + 3) == literal(#","origin":""#, from: 3),
-              let origin = UUIDText.bytes(UnsafeBufferPointer(start: base + at + 11, count: 36)) else { return nil }
+              let origin = UUIDText.words(UnsafeBufferPointer(start: base + at + 11, count: 36)) else { return nil }
         at += 11 + 36
         guard word(at) == literal(#"","seqNo":"#), word(at + 2) == literal(#"","seqNo":"#, from: 2) else { return nil }
         at += 10
@@ -120,7 +120,7 @@ public struct Beacon: WireFormat, NeutralForm {
               end - at >= 9, word(at) & seven == literal(#","ttl":"#) else { return nil }
         at += 7
         guard let ttl = decimal(base, &at, end: end, digits: 3, max: 255), at == end - 1, base[at] == UInt8(ascii: "}") else { return nil }
-        return Beacon(origin: UUID(uuid: origin), seqNo: UInt32(seqNo), ttl: UInt8(ttl), hop: UInt8(hop))
+        return Beacon(origin: UUIDText.uuid(origin), seqNo: UInt32(seqNo), ttl: UInt8(ttl), hop: UInt8(hop))
     }
 
     /// Eight bytes of a literal from `offset` as a little-endian word; past its end, its

@@ -66,19 +66,20 @@ public enum RelayPacket: WireFormat, NeutralForm {
         return Beacon.canonical(UnsafeBufferPointer(rebasing: packet[3...]))
     }
 
-    /// A beacon's origin (its 16 bytes) and seqNo read where a canonical encoding has them,
+    /// A beacon's origin (its 16 bytes as `UUIDText.words` gives them) and seqNo read where a
+    /// canonical encoding has them,
     /// without checking the rest of the packet or the UUID's digits: for a reader that only loads ahead what the
     /// beacon's reception will read (`Node.prefetch(for:)`), for which `canonicalBeacon` did
     /// twice the work. Equal to that beacon's origin and seqNo whenever `canonicalBeacon`
     /// reads one; on another packet, nil or any value (a wrong guess loads a wrong line).
-    public static func beaconKeyHint(_ packet: UnsafeBufferPointer<UInt8>) -> (origin: uuid_t, seqNo: UInt32)? {
+    public static func beaconKeyHint(_ packet: UnsafeBufferPointer<UInt8>) -> (origin: (UInt64, UInt64), seqNo: UInt32)? {
         // 'B', length, {"hop":H,"origin":"<36>","seqNo":N,...
         guard packet.count > 64, let base = packet.baseAddress, base[0] == Kind.beacon.rawValue else { return nil }
         var at = 3 + 7
         while at < 13, base[at] &- UInt8(ascii: "0") < 10 { at += 1 }   // hop: 1 to 3 digits
         at += 11
         guard packet.count - at > 36 + 10 else { return nil }
-        let origin = UUIDText.unverifiedBytes(base + at)
+        let origin = UUIDText.unverifiedWords(base + at)
         at += 36 + 10
         var seqNo: UInt32 = 0
         let end = min(at + 10, packet.count)
