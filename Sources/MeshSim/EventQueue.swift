@@ -48,14 +48,15 @@ struct EventQueue {
     private var ring: [[Key]] = Array(repeating: [], count: EventQueue.bucketCount)
     private var ringKeys = 0
     /// Drained buckets' arrays, emptied with their storage kept, for the next buckets to fill:
-    /// a bucket's array grown from nothing by appends was reallocated about ten times (a
-    /// twentieth of a large run's instructions). At most `maxSpares`, none over `maxSpareKeys`,
-    /// and only for a bucket within `spareReach` of the current one: those are the full ones
-    /// (receptions, a link's latency ahead), while a spare in a bucket far ahead would hold its
-    /// storage for a few timers until then.
+    /// a bucket's array grown from nothing by appends was reallocated a dozen times (in a
+    /// 10,000-node beacon round, thousands of keys per bucket: a twentieth of the run's
+    /// instructions, copying). A bucket takes one when its own array is full and it is within
+    /// `spareReach` of the current one: those are the ones that fill (receptions, a link's
+    /// latency ahead), while a bucket far ahead holds a few timers for a long time. At most
+    /// `maxSpares`, none over `maxSpareKeys`.
     private var spares: [[Key]] = []
-    private static let maxSpares = 64
-    private static let maxSpareKeys = 4_096
+    private static let maxSpares = 16
+    private static let maxSpareKeys = 1 << 15
     private static let spareReach: Int64 = 64
     private var far = KeyHeap()
     private var nextSequence: UInt64 = 0
@@ -71,7 +72,10 @@ struct EventQueue {
             current.push(key)
         } else if bucket - currentBucket < Int64(Self.bucketCount) {
             let index = Self.ringIndex(bucket)
-            if bucket - currentBucket <= Self.spareReach, ring[index].capacity == 0, let spare = spares.popLast() { ring[index] = spare }
+            if ring[index].count == ring[index].capacity, bucket - currentBucket <= Self.spareReach,
+               let spare = spares.last, spare.capacity > ring[index].capacity {
+                takeSpare(into: index)
+            }
             ring[index].append(key)
             ringKeys += 1
         } else {
@@ -96,6 +100,13 @@ struct EventQueue {
     }
 
     private static func ringIndex(_ bucket: Int64) -> Int { Int(bucket & Int64(bucketCount - 1)) }
+
+    /// Moves the keys of ring slot `index` into the last spare, which takes the slot's place.
+    private mutating func takeSpare(into index: Int) {
+        var spare = spares.removeLast()
+        spare.append(contentsOf: ring[index])
+        swap(&spare, &ring[index])
+    }
 
     /// Empties `drain`, its storage kept as a spare (or freed when there are enough, or it is
     /// one of the rare large buckets).
