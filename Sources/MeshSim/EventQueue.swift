@@ -47,17 +47,14 @@ struct EventQueue {
     private var current = KeyHeap()
     private var ring: [[Key]] = Array(repeating: [], count: EventQueue.bucketCount)
     private var ringKeys = 0
-    /// Drained buckets' arrays, emptied with their storage kept, for the next buckets to fill:
-    /// a bucket's array grown from nothing by appends was reallocated a dozen times (in a
-    /// 10,000-node beacon round, thousands of keys per bucket: a twentieth of the run's
-    /// instructions, copying). A bucket takes one when its own array is full and it is within
-    /// `spareReach` of the current one: those are the ones that fill (receptions, a link's
-    /// latency ahead), while a bucket far ahead holds a few timers for a long time. At most
-    /// `maxSpares`, none over `maxSpareKeys`.
-    private var spares: [[Key]] = []
-    private static let maxSpares = 16
-    private static let maxSpareKeys = 1 << 15
-    private static let spareReach: Int64 = 64
+    /// About the most keys a bucket held lately (the largest drained, less an eighth per bucket
+    /// since): a near bucket whose array is full grows to a quarter more than that at once.
+    /// Grown from a few timers' keys by doubling, a bucket of a 10,000-node beacon round
+    /// (thousands of keys) was copied a dozen times: a twentieth of the run's instructions.
+    private var recentBucketKeys = 0
+    /// How near (in buckets) a bucket must be to grow that way: the ones that fill are a
+    /// link's latency ahead, while one far ahead holds a few timers for a long time.
+    private static let fillingReach: Int64 = 64
     private var far = KeyHeap()
     private var nextSequence: UInt64 = 0
 
@@ -72,9 +69,8 @@ struct EventQueue {
             current.push(key)
         } else if bucket - currentBucket < Int64(Self.bucketCount) {
             let index = Self.ringIndex(bucket)
-            if ring[index].count == ring[index].capacity, bucket - currentBucket <= Self.spareReach,
-               let spare = spares.last, spare.capacity > ring[index].capacity {
-                takeSpare(into: index)
+            if ring[index].count == ring[index].capacity, bucket - currentBucket <= Self.fillingReach {
+                ring[index].reserveCapacity(max(2 * ring[index].count, recentBucketKeys + recentBucketKeys / 4))
             }
             ring[index].append(key)
             ringKeys += 1
@@ -101,27 +97,10 @@ struct EventQueue {
 
     private static func ringIndex(_ bucket: Int64) -> Int { Int(bucket & Int64(bucketCount - 1)) }
 
-    /// Moves the keys of ring slot `index` into the last spare, which takes the slot's place.
-    private mutating func takeSpare(into index: Int) {
-        var spare = spares.removeLast()
-        spare.append(contentsOf: ring[index])
-        swap(&spare, &ring[index])
-    }
-
-    /// Empties `drain`, its storage kept as a spare (or freed when there are enough, or it is
-    /// one of the rare large buckets).
-    private mutating func recycleDrain() {
-        var drained: [Key] = []
-        swap(&drained, &drain)
-        guard drained.capacity > 0, drained.capacity <= Self.maxSpareKeys, spares.count < Self.maxSpares else { return }
-        drained.removeAll(keepingCapacity: true)
-        spares.append(drained)
-    }
-
     /// Moves to the next bucket that holds anything and sorts its keys into `drain`; false
     /// when nothing is pending.
     private mutating func advance() -> Bool {
-        recycleDrain()
+        drain = []   // a drained bucket keeps no memory
         drainIndex = 0
         while drain.isEmpty, current.isEmpty {
             if ringKeys == 0 {
@@ -137,6 +116,7 @@ struct EventQueue {
             if !ring[index].isEmpty {
                 ringKeys -= ring[index].count
                 swap(&drain, &ring[index])   // `drain` is empty: the slot's storage moves, no copy
+                recentBucketKeys = max(drain.count, recentBucketKeys - recentBucketKeys / 8)
                 Self.sortByTime(&drain, scratch: &sortScratch)
             }
             while let next = far.first, next.bucket <= currentBucket { current.push(far.pop()) }
