@@ -118,6 +118,16 @@ struct DedupCache<Key: DedupKey, Value> {
         table.withUnsafeBufferPointer { meshconform_prefetch($0.baseAddress.unsafelyUnwrapped + (hash & tableMask)) }
     }
 
+    /// Starts loading what an insert or update reads beyond the lookup's slot: the table's and
+    /// the queue's headers (their counts and reference counts, read to check a write). In a
+    /// large mesh each is a miss; a caller about to record in several caches starts them all at
+    /// once, so they overlap instead of each insert waiting on its own. Mutating so that the
+    /// arrays' references are read in place (a copy retains them).
+    mutating func prefetchInsert() {
+        withUnsafeMutablePointer(to: &table) { meshconform_prefetch(UnsafeRawPointer($0).load(as: UnsafeRawPointer.self)) }
+        withUnsafeMutablePointer(to: &queue) { meshconform_prefetch(UnsafeRawPointer($0).load(as: UnsafeRawPointer.self)) }
+    }
+
     /// Remembers `key` with `value` unless it is already present; true when it was new.
     @discardableResult
     mutating func insert(_ key: Key, value: Value, at now: Instant) -> Bool {

@@ -112,6 +112,9 @@ struct RelayScheduler<Key: Hashable> {
         return [.cancelTimer(id)]
     }
 
+    /// Starts loading what queueing a relay under `id` (the next timer id) writes.
+    mutating func prefetchRelay(_ id: TimerID) { pending.prefetchInsert(Self.key(id)) }
+
     /// Starts loading what `fire(id)` reads first.
     func prefetch(_ id: TimerID) { pending.prefetch(Self.key(id)) }
 

@@ -2,6 +2,9 @@
 struct TimerClock {
     private var next: UInt64 = 1
 
+    /// The id `make()` returns next.
+    var upcoming: TimerID { TimerID(next) }
+
     mutating func make() -> TimerID {
         defer { next &+= 1 }
         return TimerID(next)

@@ -67,6 +67,14 @@ public struct TimerTable<Value> {
         slots.withUnsafeBufferPointer { meshconform_prefetch($0.baseAddress.unsafelyUnwrapped + Self.home(of: key, mask: mask)) }
     }
 
+    /// Starts loading what `insert(_:forNewKey: key)` reads: the slot where it looks first and
+    /// the storage's header (checked before a write).
+    @inlinable public mutating func prefetchInsert(_ key: Key) {
+        guard mask >= 0 else { return }
+        prefetch(key)
+        withUnsafeMutablePointer(to: &slots) { meshconform_prefetch(UnsafeRawPointer($0).load(as: UnsafeRawPointer.self)) }
+    }
+
     /// Sets the value of `key` and returns the one it replaces.
     @inlinable @discardableResult
     public mutating func updateValue(_ value: Value, forKey key: Key) -> Value? {

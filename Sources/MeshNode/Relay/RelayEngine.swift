@@ -448,6 +448,11 @@ struct RelayEngine: DialectEngine {
                 actions.appendAll(cancel)
                 return
             }
+            // Most likely new: about to be recorded in both caches and its relay queued. In a
+            // large mesh what those writes read first are misses; started together, they overlap.
+            seen.prefetchInsert()
+            lastSeq.prefetchInsert()
+            scheduler.prefetchRelay(timers.upcoming)
             if let last = lastSeq.value(for: beacon.origin, at: now), last >= beacon.seqNo {
                 stateUnchanged = true
                 return
