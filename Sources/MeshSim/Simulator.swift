@@ -196,7 +196,13 @@ struct SimulationRun<N: SimNode> {
                 meshconform_prefetch(storage)   // its header and reference count, and the first bytes
                 meshconform_prefetch(storage + 64)
             }
-        case .timer(let owner, _, _): node = owner
+        case .timer(let owner, _, _):
+            node = owner
+            // A timer is most often a relay firing: its sends read the node's link ends, an
+            // array of its own (the outer array's element read as the reference it is).
+            linkEnds.withUnsafeBufferPointer { ends in
+                meshconform_prefetch(UnsafeRawPointer(ends.baseAddress! + Int(owner)).load(as: UnsafeRawPointer.self) + 32)
+            }
         default: return
         }
         nodes.withUnsafeBufferPointer { nodes in
