@@ -100,7 +100,9 @@ public enum NodeAction: Hashable, Sendable {
     case send([UInt8], on: LinkID)
     case setTimer(TimerID, at: Instant)
     case cancelTimer(TimerID)
-    case deliver(AppMessage)
+    /// Boxed: the largest payload by far (about 50 bytes), which every action would otherwise be
+    /// sized for. A relay keeps its sends in an array until they go out; delivering is rare.
+    indirect case deliver(AppMessage)
     /// The node drops this link (RELAY-R11: no more than its neighbour limit).
     case disconnect(LinkID)
     /// A message this node originated was acknowledged by its destination (the app's
