@@ -199,7 +199,8 @@ struct SimulationRun<N: SimNode> {
         case .timer(let owner, _, _):
             node = owner
             // A timer is most often a relay firing: its sends read the node's link ends, an
-            // array of its own (the outer array's element read as the reference it is).
+            // array of its own (the outer array's element read as the reference it is; its
+            // elements follow the array's 32-byte header).
             linkEnds.withUnsafeBufferPointer { ends in
                 meshconform_prefetch(UnsafeRawPointer(ends.baseAddress! + Int(owner)).load(as: UnsafeRawPointer.self) + 32)
             }

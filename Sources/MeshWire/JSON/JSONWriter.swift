@@ -64,7 +64,7 @@ public struct JSONWriter {
         out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * indent))
     }
 
-    /// A literal's bytes (also what `Beacon`'s direct writer appends its keys with).
+    /// A literal's bytes.
     static func append(_ literal: StaticString, to out: inout [UInt8]) {
         out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }

@@ -6,8 +6,6 @@ import Foundation
 /// uppercase 8-4-4-4-12; read in that layout with hex digits of either case (RELAY-W6), and
 /// nothing else: no braces, no missing hyphens, no signs or spaces inside.
 enum UUIDText {
-    private static let digits: StaticString = "0123456789ABCDEF"
-
     static func format(_ id: UUID) -> String {
         String(unsafeUninitializedCapacity: 36) { text in
             write(id.uuid, to: UnsafeMutableRawPointer(text.baseAddress.unsafelyUnwrapped))
@@ -15,14 +13,7 @@ enum UUIDText {
         }
     }
 
-    /// The same 36 bytes appended to `out` (a fast writer's UUID inside JSON, with no String between).
-    static func append(_ id: UUID, to out: inout [UInt8]) {
-        let start = out.count
-        out.append(contentsOf: repeatElement(0, count: 36))
-        out.withUnsafeMutableBytes { write(id.uuid, to: $0.baseAddress.unsafelyUnwrapped + start) }
-    }
-
-    /// The 36 bytes of `id`'s text at `text`, eight digits at a time (SWAR, as `bytes(_:)` reads
+    /// The 36 bytes of `id`'s text at `text`, eight digits at a time (SWAR, as `words(_:)` reads
     /// them): a relay node writes a UUID into every beacon it relays.
     static func write(_ id: uuid_t, to text: UnsafeMutableRawPointer) {
         withUnsafeBytes(of: id) { raw in

@@ -67,11 +67,11 @@ public enum RelayPacket: WireFormat, NeutralForm {
     }
 
     /// A beacon's origin (its 16 bytes as `UUIDText.words` gives them) and seqNo read where a
-    /// canonical encoding has them,
-    /// without checking the rest of the packet or the UUID's digits: for a reader that only loads ahead what the
-    /// beacon's reception will read (`Node.prefetch(for:)`), for which `canonicalBeacon` did
-    /// twice the work. Equal to that beacon's origin and seqNo whenever `canonicalBeacon`
-    /// reads one; on another packet, nil or any value (a wrong guess loads a wrong line).
+    /// canonical encoding has them, without checking the rest of the packet or the UUID's
+    /// digits: for a reader that only loads ahead what the beacon's reception will read
+    /// (`Node.prefetch(for:)`), for which `canonicalBeacon` did twice the work. Equal to that
+    /// beacon's origin and seqNo whenever `canonicalBeacon` reads one; on another packet, nil
+    /// or any value (a wrong guess loads a wrong line).
     public static func beaconKeyHint(_ packet: UnsafeBufferPointer<UInt8>) -> (origin: (UInt64, UInt64), seqNo: UInt32)? {
         // 'B', length, {"hop":H,"origin":"<36>","seqNo":N,...
         guard packet.count > 64, let base = packet.baseAddress, base[0] == Kind.beacon.rawValue else { return nil }
