@@ -74,15 +74,6 @@ struct SimulationRun<N: SimNode> {
     /// firing one does not read a per-node table's storage first.
     private var timers = TimerTable<TimerRecord>()
     private var queue = EventQueue()
-    /// The bytes of each reception in flight, by the index its event carries; a slot is free
-    /// again once its reception has taken them. One slot per reception, not per buffer: each
-    /// send action holds its own reference to the buffer (a relay's seven sends, seven), which
-    /// moves into the slot and on into the receiving node's event, so no reference is counted
-    /// between the node that sends and the node that receives. Reference counting is atomic,
-    /// and an atomic waits for every load and store in flight: in a large mesh, for the misses
-    /// of this event and the loads started ahead.
-    private var packets: [[UInt8]] = []
-    private var freePackets: [Int32] = []
     /// The array a node appends an event's actions to, kept from one event to the next.
     private var actionBuffer: [NodeAction] = []
     private var random: SimRandom
@@ -159,43 +150,41 @@ struct SimulationRun<N: SimNode> {
         }
         let end = config.resolvedEndTime
         while metrics.eventsProcessed < config.maxEvents, let entry = queue.popFirst() {
-            if entry.time > end { break }
+            if entry.time > end {
+                release(entry.event)
+                break
+            }
             now = entry.time
             metrics.eventsProcessed += 1
             if metrics.eventsProcessed & 0xFFF == 0 { hugePages.adviseGrowth() }
-            // Three stages, each loading what the next needs to know where to look: the packet
-            // table's slot of the fourth event from now, the node and packet bytes of the third,
-            // and the entries the next event will read, which its node (loaded two events ago)
-            // finds. Distances measured: one event closer or farther was slower.
-            if case .receive(_, _, _, let packet, _)? = queue.upcoming(3) { prefetchPacketSlot(packet) }
+            // Two stages, each loading what the next needs to know where to look: the node and
+            // packet bytes of the third event from now, and the entries the next event will
+            // read, which its node (loaded two events ago) finds. Distances measured: one event
+            // closer or farther was slower.
             if let later = queue.upcoming(2) { prefetchNode(for: later) }
             if let next = queue.upcoming(0) { prefetchState(for: next) }
             dispatch(entry.event)
         }
         let wall = clock.now - started
+        while let entry = queue.popFirst() { release(entry.event) }
         return finish(wall: Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18)
     }
 
-    /// An event's first stage: where its packet is (the table is too large to stay in the cache).
-    private func prefetchPacketSlot(_ packet: Int32) {
-        packets.withUnsafeBufferPointer { meshconform_prefetch($0.baseAddress! + Int(packet)) }
+    /// An event never handled (the run ended first) gives up what it holds.
+    private func release(_ event: SimEvent) {
+        if case .receive(let packet, _, _, _, _) = event { _ = packet.take() }
     }
 
-    /// The second stage: what the event reads first, its node and its packet's bytes. In a mesh
+    /// The first stage: what the event reads first, its node and its packet's bytes. In a mesh
     /// of thousands of nodes both are cache misses, and one event's misses otherwise wait on
     /// each other.
     private func prefetchNode(for event: SimEvent) {
         let node: Int32
         switch event {
-        case .receive(let receiver, _, _, let packet, _):
+        case .receive(let packet, let receiver, _, _, _):
             node = receiver
-            // The packet's storage object, read as the one reference an `Array` is: going through
-            // the array value would retain it, the very miss the prefetch is for.
-            packets.withUnsafeBufferPointer { packets in
-                let storage = UnsafeRawPointer(packets.baseAddress! + Int(packet)).load(as: UnsafeRawPointer.self)
-                meshconform_prefetch(storage)   // its header and reference count, and the first bytes
-                meshconform_prefetch(storage + 64)
-            }
+            meshconform_prefetch(packet.storage)   // its header and reference count, and the first bytes
+            meshconform_prefetch(packet.storage + 64)
         case .timer(let owner, _, _):
             node = owner
             // A timer is most often a relay firing: its sends read the node's link ends, an
@@ -213,16 +202,12 @@ struct SimulationRun<N: SimNode> {
         }
     }
 
-    /// The third stage, for the next event: its node (loaded since two events ago) is asked to
+    /// The second stage, for the next event: its node (loaded since two events ago) is asked to
     /// load the entries the event will read (`Node.prefetch(for:)`), and a timer's record here.
     private mutating func prefetchState(for event: SimEvent) {
         switch event {
-        case .receive(let node, _, _, let packet, _):
-            // The bytes' address taken out of the closure: the table holds the array until its
-            // event. Held across the node's call instead, the array was retained around it (an
-            // atomic, which waits for every load in flight).
-            let bytes = packets.withUnsafeBufferPointer { $0[Int(packet)].withUnsafeBufferPointer { $0 } }
-            nodes.withUnsafeMutableBufferPointer { $0[Int(node)].prefetch(for: .packet(bytes)) }
+        case .receive(let packet, let node, _, _, _):
+            nodes.withUnsafeMutableBufferPointer { $0[Int(node)].prefetch(for: .packet(packet.buffer)) }
         case .timer(let node, let id, _):
             timers.prefetch(Self.timerKey(Int(node), id))
             nodes.withUnsafeMutableBufferPointer { $0[Int(node)].prefetch(for: .timer(TimerID(id))) }
@@ -238,11 +223,9 @@ struct SimulationRun<N: SimNode> {
             for (link, end) in linkEnds[v].enumerated() where edgePresent[Int(end.edge)] && alive[Int(end.peer)] {
                 handle(v, .linkUp(LinkID(link), peer: addresses[Int(end.peer)]), kind: .other, tag: .background)
             }
-        case .receive(let node, let link, let edge, let packet, let tag):
-            // The bytes move out of the table (no reference counted) and into the node's event.
-            var bytes: [UInt8] = []
-            swap(&bytes, &packets[Int(packet)])
-            freePackets.append(packet)
+        case .receive(let packet, let node, let link, let edge, let tag):
+            // The bytes move out of the event (no reference counted) and into the node's.
+            let bytes = packet.take()
             let v = Int(node)
             guard alive[v], edgePresent[Int(edge)] else {
                 metrics.droppedInFlight += 1
@@ -439,18 +422,7 @@ struct SimulationRun<N: SimNode> {
             edges[Int(end.edge)].lastArrivalDown = arrival
         }
         let next = CauseTag(message: tag.message, hops: tag.hops + 1)
-        let packet = store(bytes)
-        queue.schedule(.receive(node: end.peer, link: end.peerLink, edge: end.edge, packet: packet, tag: next), at: arrival)
-    }
-
-    /// A free slot of the packet table, now holding `bytes` (moved in, no reference counted).
-    private mutating func store(_ bytes: consuming [UInt8]) -> Int32 {
-        if let free = freePackets.popLast() {
-            packets[Int(free)] = bytes
-            return free
-        }
-        packets.append(bytes)
-        return Int32(packets.count - 1)
+        queue.schedule(.receive(packet: InFlightPacket(bytes), node: end.peer, link: end.peerLink, edge: end.edge, tag: next), at: arrival)
     }
 
     /// A node dropped a link (RELAY-R11's eighth neighbour): the edge goes, as a BLE
