@@ -22,7 +22,7 @@ struct RelayScheduler<Key: Hashable> {
     private struct Pending {
         var key: Key?
         var isRelay: Bool
-        var sends: DeferredSends
+        var actions: [NodeAction]
     }
 
     private var pending = TimerTable<Pending>()
@@ -65,29 +65,28 @@ struct RelayScheduler<Key: Hashable> {
         now: Instant, rng: inout SeededRandom, timers: inout TimerClock
     ) -> [NodeAction] {
         var immediate: [NodeAction] = []
-        relay(.actions(actions), key: key, degree: degree, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &immediate)
+        relay(actions, key: key, degree: degree, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &immediate)
         return immediate
     }
 
-    /// The same for sends in either form, what to do now appended to `out`
-    /// (`Node.handle(_:at:appendingTo:)`).
+    /// The same, what to do now appended to `out` (`Node.handle(_:at:appendingTo:)`).
     mutating func relay(
-        _ sends: DeferredSends, key: Key, degree: Int, window: JitterWindow,
+        _ actions: [NodeAction], key: Key, degree: Int, window: JitterWindow,
         now: Instant, rng: inout SeededRandom, timers: inout TimerClock, appendingTo out: inout [NodeAction]
     ) {
-        guard !sends.isEmpty else { return }
+        guard !actions.isEmpty else { return }
         switch policy {
         case .flood:
             executed += 1
-            sends.append(to: &out)
+            out.appendAll(actions)
         case .probabilistic:
             guard rng.chance(Self.probability(degree: degree)) else {
                 dropped += 1
                 return
             }
-            later(sends, key: key, isRelay: true, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &out)
+            later(actions, key: key, isRelay: true, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &out)
         case .dialect:
-            later(sends, key: nil, isRelay: true, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &out)
+            later(actions, key: nil, isRelay: true, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &out)
         }
     }
 
@@ -100,7 +99,7 @@ struct RelayScheduler<Key: Hashable> {
         guard !actions.isEmpty else { return [] }
         if policy == .flood { return actions }
         var immediate: [NodeAction] = []
-        later(.actions(actions), key: nil, isRelay: false, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &immediate)
+        later(actions, key: nil, isRelay: false, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &immediate)
         return immediate
     }
 
@@ -121,18 +120,6 @@ struct RelayScheduler<Key: Hashable> {
 
     /// A timer fired: the relay's sends if it was one of ours, nil otherwise.
     mutating func fire(_ id: TimerID) -> [NodeAction]? {
-        switch fireDeferred(id) {
-        case nil: return nil
-        case .actions(let actions)?: return actions
-        case let sends?:
-            var actions: [NodeAction] = []
-            sends.append(to: &actions)
-            return actions
-        }
-    }
-
-    /// The same, the sends in the form they were scheduled in.
-    mutating func fireDeferred(_ id: TimerID) -> DeferredSends? {
         guard let entry = pending.removeValue(forKey: Self.key(id)) else { return nil }
         count -= 1
         if let key = entry.key { byKey[key] = nil }
@@ -140,19 +127,19 @@ struct RelayScheduler<Key: Hashable> {
             relaysWaiting -= 1
             executed += 1
         }
-        return entry.sends
+        return entry.actions
     }
 
     private static func key(_ id: TimerID) -> TimerTable<Pending>.Key { .init(owner: 0, id: id.raw) }
 
     private mutating func later(
-        _ sends: DeferredSends, key: Key?, isRelay: Bool, window: JitterWindow, now: Instant,
+        _ actions: [NodeAction], key: Key?, isRelay: Bool, window: JitterWindow, now: Instant,
         rng: inout SeededRandom, timers: inout TimerClock, appendingTo out: inout [NodeAction]
     ) {
         let delay = noJitter ? 0 : rng.delayNanoseconds(in: window)
         if delay == 0 {
             if isRelay { executed += 1 }
-            sends.append(to: &out)
+            out.appendAll(actions)
             return
         }
         if let key, byKey[key] != nil { return }   // already waiting to go out
@@ -161,7 +148,7 @@ struct RelayScheduler<Key: Hashable> {
             return
         }
         let id = timers.make()
-        pending.insert(Pending(key: key, isRelay: isRelay, sends: sends), forNewKey: Self.key(id))
+        pending.insert(Pending(key: key, isRelay: isRelay, actions: actions), forNewKey: Self.key(id))
         count += 1
         if let key { byKey[key] = id }
         if isRelay {
@@ -169,36 +156,5 @@ struct RelayScheduler<Key: Hashable> {
             scheduled += 1
         }
         out.append(.setTimer(id, at: Instant(nanoseconds: now.nanoseconds + delay)))
-    }
-}
-
-/// What a relay or reply waiting for its time will send.
-enum DeferredSends {
-    /// These actions.
-    case actions([NodeAction])
-    /// `packet` on each of `links` but `ingress`, in their order: a flood's sends without an
-    /// array of them. `links` is the node's own array as it was (shared, not copied), so the
-    /// sends are the ones it would have made then; a simulated beacon round queues a million
-    /// relays, and each array of sends was an allocation and a free.
-    case flood(packet: [UInt8], links: [LinkID], except: LinkID?)
-
-    var isEmpty: Bool {
-        switch self {
-        case .actions(let actions): actions.isEmpty
-        case .flood(_, let links, let ingress): links.allSatisfy { $0 == ingress }
-        }
-    }
-
-    /// Appends the sends to `out`, those on a link `isLive` refuses left out.
-    func append(to out: inout [NodeAction], where isLive: (LinkID) -> Bool = { _ in true }) {
-        switch self {
-        case .actions(let actions):
-            for action in actions {
-                if case .send(_, let link) = action, !isLive(link) { continue }
-                out.append(action)
-            }
-        case .flood(let packet, let links, let ingress):
-            for link in links where link != ingress && isLive(link) { out.append(.send(packet, on: link)) }
-        }
     }
 }

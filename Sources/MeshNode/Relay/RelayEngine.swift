@@ -208,11 +208,18 @@ struct RelayEngine: DialectEngine {
     }
 
     private mutating func timer(_ id: TimerID, at now: Instant, appendingTo actions: inout [NodeAction]) {
-        if let relay = scheduler.fireDeferred(id) {
-            // Its sends on links still up. The links read through a pointer: a method reference
-            // such as `filter(isLive)` copied the whole engine, and a closure capturing `links`
-            // retained the array.
-            links.withUnsafeBufferPointer { live in relay.append(to: &actions, where: live.contains) }
+        if var relay = scheduler.fire(id) {
+            // Its sends on links still up. Usually all are: the same array, no copy. The links
+            // read through a pointer: a method reference such as `filter(isLive)` copied the
+            // whole engine, and a closure capturing `links` retained the array.
+            links.withUnsafeBufferPointer { live in
+                let isLive = { (action: NodeAction) -> Bool in
+                    if case .send(_, let link) = action { return live.contains(link) }
+                    return true
+                }
+                if !relay.allSatisfy(isLive) { relay = relay.filter(isLive) }
+            }
+            actions.appendAll(relay)
             return
         }
         guard id == beaconTimer else { return }
@@ -464,7 +471,7 @@ struct RelayEngine: DialectEngine {
         if !faults.contains(.noTTLDecrement) { relayed.ttl = beacon.ttl == 0 ? 0 : beacon.ttl - 1 }
         relayed.hop = beacon.hop &+ 1
         let packet = RelayPacket.beacon(relayed).encoded()
-        let sends = DeferredSends.flood(packet: packet, links: links, except: faults.contains(.relayToSender) ? nil : link)
+        let sends = Self.sendAll(packet, on: links, except: faults.contains(.relayToSender) ? nil : link)
         // RELAY-R10.5: never delivered, never acked.
         scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: faults), now: now, rng: &rng, timers: &timers,
                         appendingTo: &actions)
