@@ -4,6 +4,9 @@
 /// give the same actions, in unit tests, in the simulator and on a radio alike.
 public struct Node {
     // What every event reads first (a simulated mesh holds thousands of nodes in one array).
+    /// Whether `relay` is set: tested instead of `relay` itself, whose `Optional` is told from
+    /// its payload by a call (the engine's fields, not a tag byte, mark it nil), on every event.
+    private let isRelay: Bool
     /// How often the node sends its background traffic (`chatter`) on every link, besides on
     /// each new link: the `chatty` mutant's 500 ms, or the page's announce period when the node
     /// announces like the apps (`NodeConfig.announces`); nil: it sends none.
@@ -25,6 +28,7 @@ public struct Node {
         self.config = config
         let engine = dialect.makeEngine(config: config, seed: seed)
         if let engine = engine as? RelayEngine { relay = engine } else { other = engine }
+        isRelay = relay != nil
         chatterPeriod = config.faults.contains(.chatty) ? Self.chattyPeriod : config.announces ? engine.announcePeriod : nil
     }
 
@@ -39,8 +43,8 @@ public struct Node {
     /// events (the simulator) keeps one array for all of them instead of receiving a new one
     /// per event (an allocation and a free).
     public mutating func handle(_ event: NodeEvent, at now: Instant, appendingTo actions: inout [NodeAction]) {
-        if chatterPeriod == nil, relay != nil {
-            relay!.handle(event, at: now, appendingTo: &actions)
+        if isRelay, chatterPeriod == nil {
+            withRelay { $0.handle(event, at: now, appendingTo: &actions) }
         } else {
             actions.appendAll(handle(event, at: now))
         }
@@ -94,7 +98,13 @@ public struct Node {
     /// Mutating only so that the engine is reached in place: a non-mutating call copied the
     /// whole engine out of its `Optional` first.
     public mutating func prefetch(for upcoming: UpcomingInput) {
-        relay?.prefetch(for: upcoming)
+        if isRelay { withRelay { $0.prefetch(for: upcoming) } }
+    }
+
+    /// The relay engine in place, for a node whose `isRelay` is true: an `Optional` holds its
+    /// payload at its start, so no check of the `Optional` (see `isRelay`) is needed to reach it.
+    private mutating func withRelay<R>(_ body: (inout RelayEngine) -> R) -> R {
+        withUnsafeMutablePointer(to: &relay) { body(&UnsafeMutableRawPointer($0).assumingMemoryBound(to: RelayEngine.self).pointee) }
     }
 
     /// Engines number their timers from 1 (TimerClock): the top id is free for the background traffic's.
