@@ -159,8 +159,8 @@ struct SimulationRun<N: SimNode> {
             if metrics.eventsProcessed & 0xFFF == 0 { hugePages.adviseGrowth() }
             // Two stages, each loading what the next needs to know where to look: the node and
             // packet bytes of the third event from now, and the entries the next event will
-            // read, which its node (loaded two events ago) finds. Distances measured: one event
-            // closer or farther was slower.
+            // read, which its node (loaded two events ago) finds. Distances measured: the first
+            // stage one event farther was slower (docs/performance.md).
             if let later = queue.upcoming(2) { prefetchNode(for: later) }
             if let next = queue.upcoming(0) { prefetchState(for: next) }
             dispatch(entry.event)
