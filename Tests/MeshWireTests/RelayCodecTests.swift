@@ -72,6 +72,38 @@ struct RelayCodecTests {
         }
     }
 
+    /// The same for `FrameHeader(decoding:)`'s fast path: seq at its bounds (one digit, twenty
+    /// digits, past UInt64.max by one), ttl at its bounds, and single-byte edits.
+    @Test func frameHeaderFastPathAgreesWithTheParser() throws {
+        var rng = SeededRandom(seed: 6)
+        let edits = Array("0189aAfF-,:}{\" \t".utf8)
+        for i in 0..<3_000 {
+            let seq: UInt64 = switch i % 4 {
+            case 0: UInt64.max - UInt64(i % 3)
+            case 1: UInt64(i % 10)
+            default: rng.next()
+            }
+            let header = FrameHeader(origin: uuid(&rng), dest: uuid(&rng), ttl: i % 5 == 0 ? 255 : UInt8(truncatingIfNeeded: rng.next()), seq: seq)
+            let canonical = header.encoded()
+            #expect(canonical.withUnsafeBufferPointer(FrameHeader.canonical) == header)
+            var bytes = canonical
+            let at = Int(rng.next() % UInt64(bytes.count))
+            let edit = edits[Int(rng.next() % UInt64(edits.count))]
+            switch i % 3 {
+            case 0: bytes[at] = edit
+            case 1: bytes.remove(at: at)
+            default: bytes.insert(edit, at: at)
+            }
+            let parsed = try? FrameHeader(fields: JSONFields(parsing: bytes[...], context: "FrameHeader"), .wire)
+            if let fast = bytes.withUnsafeBufferPointer(FrameHeader.canonical) { #expect(fast == parsed, "\(String(decoding: bytes, as: UTF8.self))") }
+            #expect((try? FrameHeader(decoding: bytes)) == parsed)
+        }
+        // One past UInt64.max, in canonical layout: declined by the fast path, refused by the parser.
+        let tooLarge = Array(#"{"dest":"D4D7AF1F-9874-2067-1ADE-CAB16BFCEB6F","origin":"21CC33EA-A4B0-5A93-8550-3CABA9B95980","seq":18446744073709551616,"ttl":8}"#.utf8)
+        #expect(tooLarge.withUnsafeBufferPointer(FrameHeader.canonical) == nil)
+        #expect(throws: WireError.self) { try FrameHeader(decoding: tooLarge) }
+    }
+
     /// The UUID text reader against the rule it implements (hyphens at 8, 13, 18, 23, a hex
     /// digit of either case everywhere else), with every byte value at every position.
     @Test func uuidTextReadsEveryByteAsTheRuleSays() {

@@ -58,36 +58,17 @@ public struct Beacon: WireFormat, NeutralForm {
     /// through `Array.append` each literal and digit cost a capacity check and a copy call.
     func write(to out: UnsafeMutableRawPointer) -> Int {
         var at = 0
-        func put(_ literal: StaticString) {
-            (out + at).copyMemory(from: literal.utf8Start, byteCount: literal.utf8CodeUnitCount)
-            at += literal.utf8CodeUnitCount
-        }
-        put(#"{"hop":"#)
-        at += Self.writeDecimal(UInt32(hop), to: out + at)
-        put(#","origin":""#)
+        CanonicalText.put(#"{"hop":"#, to: out, &at)
+        at += CanonicalText.writeDecimal(UInt64(hop), to: out + at)
+        CanonicalText.put(#","origin":""#, to: out, &at)
         UUIDText.write(origin.uuid, to: out + at)
         at += 36
-        put(#"","seqNo":"#)
-        at += Self.writeDecimal(seqNo, to: out + at)
-        put(#","ttl":"#)
-        at += Self.writeDecimal(UInt32(ttl), to: out + at)
-        put("}")
+        CanonicalText.put(#"","seqNo":"#, to: out, &at)
+        at += CanonicalText.writeDecimal(UInt64(seqNo), to: out + at)
+        CanonicalText.put(#","ttl":"#, to: out, &at)
+        at += CanonicalText.writeDecimal(UInt64(ttl), to: out + at)
+        CanonicalText.put("}", to: out, &at)
         return at
-    }
-
-    /// `value` in decimal, no leading zeros (as `String(value)` writes it); returns the length.
-    private static func writeDecimal(_ value: UInt32, to out: UnsafeMutableRawPointer) -> Int {
-        var length = 1, rest = value / 10
-        while rest > 0 {
-            length += 1
-            rest /= 10
-        }
-        rest = value
-        for at in (0..<length).reversed() {
-            out.storeBytes(of: UInt8(ascii: "0") + UInt8(rest % 10), toByteOffset: at, as: UInt8.self)
-            rest /= 10
-        }
-        return length
     }
 
     /// The beacon when `bytes` are exactly a canonical encoding (`encoded()`'s layout, the UUID
@@ -110,37 +91,17 @@ public struct Beacon: WireFormat, NeutralForm {
         let seven: UInt64 = 0x00FF_FFFF_FFFF_FFFF
         // Every load below ends before `end`: hop leaves `at` at 10 at most, 75 bytes at least.
         var at = 7
-        guard word(0) & seven == literal(#"{"hop":"#), let hop = decimal(base, &at, end: end, digits: 3, max: 255),
-              word(at) == literal(#","origin":""#), word(at + 3) == literal(#","origin":""#, from: 3),
+        guard word(0) & seven == CanonicalText.literal(#"{"hop":"#), let hop = CanonicalText.decimal(base, &at, end: end, digits: 3, max: 255),
+              word(at) == CanonicalText.literal(#","origin":""#), word(at + 3) == CanonicalText.literal(#","origin":""#, from: 3),
               let origin = UUIDText.words(UnsafeBufferPointer(start: base + at + 11, count: 36)) else { return nil }
         at += 11 + 36
-        guard word(at) == literal(#"","seqNo":"#), word(at + 2) == literal(#"","seqNo":"#, from: 2) else { return nil }
+        guard word(at) == CanonicalText.literal(#"","seqNo":"#), word(at + 2) == CanonicalText.literal(#"","seqNo":"#, from: 2) else { return nil }
         at += 10
-        guard let seqNo = decimal(base, &at, end: end, digits: 10, max: UInt64(UInt32.max)),
-              end - at >= 9, word(at) & seven == literal(#","ttl":"#) else { return nil }
+        guard let seqNo = CanonicalText.decimal(base, &at, end: end, digits: 10, max: UInt64(UInt32.max)),
+              end - at >= 9, word(at) & seven == CanonicalText.literal(#","ttl":"#) else { return nil }
         at += 7
-        guard let ttl = decimal(base, &at, end: end, digits: 3, max: 255), at == end - 1, base[at] == UInt8(ascii: "}") else { return nil }
+        guard let ttl = CanonicalText.decimal(base, &at, end: end, digits: 3, max: 255), at == end - 1, base[at] == UInt8(ascii: "}") else { return nil }
         return Beacon(origin: UUIDText.uuid(origin), seqNo: UInt32(seqNo), ttl: UInt8(ttl), hop: UInt8(hop))
-    }
-
-    /// Eight bytes of a literal from `offset` as a little-endian word; past its end, its
-    /// terminating zero (so a 7-byte literal matches a word whose last byte is masked off).
-    @inline(__always)
-    private static func literal(_ text: StaticString, from offset: Int = 0) -> UInt64 {
-        UInt64(littleEndian: UnsafeRawPointer(text.utf8Start).loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-    }
-
-    /// At most `digits` decimal digits from `at`, before `end`, no leading zero, at most `max`.
-    @inline(__always)
-    private static func decimal(_ base: UnsafePointer<UInt8>, _ at: inout Int, end: Int, digits: Int, max: UInt64) -> UInt64? {
-        let start = at, limit = Swift.min(end, at + digits)
-        var value: UInt64 = 0
-        while at < limit, case let digit = base[at] &- UInt8(ascii: "0"), digit < 10 {
-            value = value &* 10 &+ UInt64(digit)
-            at += 1
-        }
-        guard at > start, at - start == 1 || base[start] != UInt8(ascii: "0"), value <= max else { return nil }
-        return value
     }
 
     public var neutral: JSONValue {
