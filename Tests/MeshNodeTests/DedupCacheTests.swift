@@ -88,9 +88,13 @@ import Testing
             }
             if step % 97 == 0 {
                 #expect(cache.count == model.live.count && cache.footprint == model.order.count, "sizes at step \(step)")
+                // Also looked up later, nothing inserted meanwhile: entries then fall due
+                // without being expired, and a lookup must read their time from the queue.
+                let later = now + .milliseconds(Int64(rng.next() % 700))
                 for value in 0..<keyRange {
                     let key = Colliding(value: value)
                     #expect(cache.value(for: key, at: now) == model.value(for: key, at: now), "key \(value) at step \(step)")
+                    #expect(cache.value(for: key, at: later) == model.value(for: key, at: later), "key \(value) later at step \(step)")
                 }
             }
         }

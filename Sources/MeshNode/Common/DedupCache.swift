@@ -10,8 +10,14 @@ import CMemoryHints
 /// A simulated mesh of thousands of nodes keeps thousands of these caches, and each lookup
 /// touches a different one: what decides the cost is how many cache lines a lookup reads and
 /// how many of the caches fit in the processor's cache. So a lookup reads one entry of the
-/// table (key, value, time side by side) and nothing else, and the queue holds 16 bytes per
+/// table (key and value side by side) and nothing else, and the queue holds 16 bytes per
 /// insert (no key).
+///
+/// An entry's time is kept in the queue alone (its insert's stamp): while nothing is due, which
+/// a lookup tells from the oldest insert's stamp, every entry is live, and only when something
+/// is due does a lookup read its entry's stamp from the queue. Without the time an entry of a
+/// relay node's caches is 28 or 32 bytes instead of 40 (a 10,000-node mesh holds 80 MB less).
+/// This relies on the node's time never going backwards, as every caller's clock does.
 struct DedupCache<Key: DedupKey, Value> {
     enum Eviction {
         case oldestFirst
@@ -24,7 +30,6 @@ struct DedupCache<Key: DedupKey, Value> {
         var key: Key
         var value: Value
         var serial: UInt32
-        var stamp: Instant
     }
 
     /// One insert or update, in the queue: where its key's entry lives (the low bits of the
@@ -44,10 +49,14 @@ struct DedupCache<Key: DedupKey, Value> {
     private var tableMask = -1
     /// Keys currently remembered.
     private(set) var count = 0
-    /// `retention` in whole nanoseconds, rounded up: an entry `d` ns old is live when
+    /// `retention` in whole nanoseconds, rounded up: an insert `d` ns old is live when
     /// `d < retentionNanoseconds`, as when `Duration.nanoseconds(d) < retention` (compared here
-    /// without building a 128-bit `Duration` per lookup).
+    /// without building a 128-bit `Duration` per access).
     private let retentionNanoseconds: Int64
+    /// The stamp of the insert at `head` while `footprint > 0`: what every access compares
+    /// first (`expire`), beside the fields a lookup reads, so that it costs no load of the
+    /// queue's front (in a large mesh, a cache miss).
+    private var oldestStamp: Int64 = 0
 
     /// Insertion order: a ring of `queue.count` (a power of two) slots, the oldest at `head`.
     /// An update queues its key again; the earlier insert is then stale (its serial no longer
@@ -58,10 +67,6 @@ struct DedupCache<Key: DedupKey, Value> {
     /// Queue entries held, live or stale: the memory actually in use. Kept here rather than
     /// read from the queue's storage: the simulator asks every node for it after every event.
     private(set) var footprint = 0
-    /// The stamp of the insert at `head` while `footprint > 0`: an insert first expires what
-    /// is due, and reading the stamp here, beside the fields a lookup reads, spares it a load
-    /// of the queue's front (in a large mesh, a cache miss per insert).
-    private var oldestStamp: Int64 = 0
     private var serial: UInt32 = 0
     let capacity: Int
 
@@ -102,13 +107,29 @@ struct DedupCache<Key: DedupKey, Value> {
             let slots = table.baseAddress.unsafelyUnwrapped
             var slot = key.tableHash & tableMask
             while let entry = slots[slot] {
-                if entry.key == key {
-                    return now.nanoseconds - entry.stamp.nanoseconds < retentionNanoseconds ? entry.value : nil
-                }
+                if entry.key == key { return isLive(entry.serial, at: now) ? entry.value : nil }
                 slot = (slot + 1) & tableMask
             }
             return nil
         }
+    }
+
+    /// Whether the insert `serial` (an entry's last) is within the retention window at `now`.
+    /// Every insert is when nothing is due; else its stamp is read from the queue.
+    private func isLive(_ serial: UInt32, at now: Instant) -> Bool {
+        guard now.nanoseconds - oldestStamp >= retentionNanoseconds else { return true }
+        return now.nanoseconds - stamp(ofInsert: serial) < retentionNanoseconds
+    }
+
+    /// The stamp of the insert `serial`, which is in the queue (an entry goes when its last
+    /// insert leaves the queue). The queue holds the inserts in serial order, the last at its
+    /// end, unless the mutant's eviction took one out of the middle: then it is looked for.
+    private func stamp(ofInsert serial: UInt32) -> Int64 {
+        let mask = queue.count - 1
+        let later = Int(self.serial &- serial)
+        if later < footprint, case let insert = queue[(head + footprint - 1 - later) & mask], insert.serial == serial { return insert.stamp }
+        for offset in 0..<footprint where queue[(head + offset) & mask].serial == serial { return queue[(head + offset) & mask].stamp }
+        return .min   // not queued: no entry should be, so none is live
     }
 
     /// Starts loading the slot where a lookup of a key with this `tableHash` begins
@@ -188,7 +209,7 @@ struct DedupCache<Key: DedupKey, Value> {
         }
         let (slot, found) = place ?? find(key, hash: hash)
         if !found { count += 1 }
-        table[slot] = Entry(key: key, value: value, serial: serial, stamp: now)
+        table[slot] = Entry(key: key, value: value, serial: serial)
         while footprint > capacity {
             switch eviction {
             case .oldestFirst: dropFront()
