@@ -281,21 +281,21 @@ struct DedupCache<Key: DedupKey, Value> {
     private mutating func growTable() {
         let old = table
         let mask = max(8, 2 * old.count) - 1
-        table = Array(unsafeUninitializedCapacity: mask + 1) { slots, count in
-            slots.initialize(repeating: nil)
+        var grown = [Entry?].filled(with: nil, count: mask + 1)
+        grown.withUnsafeMutableBufferPointer { slots in
             for case let entry? in old {
                 var slot = entry.key.tableHash & mask
                 while case .some = slots[slot] { slot = (slot + 1) & mask }
                 slots[slot] = entry
             }
-            count = mask + 1
         }
+        table = grown
         tableMask = mask
     }
 
     /// Twice the slots, the queue laid out afresh from index 0.
     private mutating func growQueue() {
-        var grown = Array(repeating: Insert(hash: 0, serial: 0, stamp: 0), count: max(8, 2 * queue.count))
+        var grown = [Insert].filled(with: Insert(hash: 0, serial: 0, stamp: 0), count: max(8, 2 * queue.count))
         for offset in 0..<footprint { grown[offset] = queue[(head + offset) & (queue.count - 1)] }
         queue = grown
         head = 0

@@ -150,7 +150,7 @@ public struct TimerTable<Value> {
     @inlinable mutating func grow() {
         let old = slots
         let capacity = max(8, (mask + 1) * 2)
-        slots = Array(repeating: nil, count: capacity)
+        slots = .filled(with: nil, count: capacity)
         mask = capacity - 1
         entries = 0
         for case let slot? in old { insert(slot.value, forNewKey: slot.key) }
