@@ -116,6 +116,7 @@ struct DedupCache<Key: DedupKey, Value> {
 
     /// Whether the insert `serial` (an entry's last) is within the retention window at `now`.
     /// Every insert is when nothing is due; else its stamp is read from the queue.
+    @inline(__always)
     private func isLive(_ serial: UInt32, at now: Instant) -> Bool {
         guard now.nanoseconds - oldestStamp >= retentionNanoseconds else { return true }
         return now.nanoseconds - stamp(ofInsert: serial) < retentionNanoseconds
@@ -124,6 +125,7 @@ struct DedupCache<Key: DedupKey, Value> {
     /// The stamp of the insert `serial`, which is in the queue (an entry goes when its last
     /// insert leaves the queue). The queue holds the inserts in serial order, the last at its
     /// end, unless the mutant's eviction took one out of the middle: then it is looked for.
+    @inline(never)   // rare: kept out of the lookups it would make larger
     private func stamp(ofInsert serial: UInt32) -> Int64 {
         let mask = queue.count - 1
         let later = Int(self.serial &- serial)
@@ -293,10 +295,20 @@ struct DedupCache<Key: DedupKey, Value> {
         tableMask = mask
     }
 
-    /// Twice the slots, the queue laid out afresh from index 0.
+    /// Twice the slots, the queue laid out afresh from index 0. It grows only when full: its
+    /// inserts from `head` on, then the ones before, then all of them again to fill the new
+    /// half (slots past `footprint` are written before they are read; copied, not filled one
+    /// by one).
     private mutating func growQueue() {
-        var grown = [Insert].filled(with: Insert(hash: 0, serial: 0, stamp: 0), count: max(8, 2 * queue.count))
-        for offset in 0..<footprint { grown[offset] = queue[(head + offset) & (queue.count - 1)] }
+        var grown: [Insert] = []
+        grown.reserveCapacity(max(8, 2 * queue.count))
+        if queue.isEmpty {
+            grown.append(contentsOf: repeatElement(Insert(hash: 0, serial: 0, stamp: 0), count: 8))
+        } else {
+            grown.append(contentsOf: queue[head...])
+            grown.append(contentsOf: queue[..<head])
+            grown.append(contentsOf: grown)
+        }
         queue = grown
         head = 0
     }

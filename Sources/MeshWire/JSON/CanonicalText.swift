@@ -42,7 +42,9 @@ enum CanonicalText {
     }
 
     /// `value` in decimal, no leading zeros (as `String(value)` writes it); returns the length.
-    static func writeDecimal(_ value: UInt64, to out: UnsafeMutableRawPointer) -> Int {
+    /// Generic so that a 32-bit field divides in 32 bits.
+    @inline(__always)
+    static func writeDecimal<T: FixedWidthInteger & UnsignedInteger>(_ value: T, to out: UnsafeMutableRawPointer) -> Int {
         var length = 1, rest = value / 10
         while rest > 0 {
             length += 1
@@ -50,7 +52,7 @@ enum CanonicalText {
         }
         rest = value
         for at in (0..<length).reversed() {
-            out.storeBytes(of: UInt8(ascii: "0") + UInt8(rest % 10), toByteOffset: at, as: UInt8.self)
+            out.storeBytes(of: UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10), toByteOffset: at, as: UInt8.self)
             rest /= 10
         }
         return length

@@ -17,7 +17,7 @@ enum UUIDText {
     /// them): a relay node writes a UUID into every beacon it relays.
     static func write(_ id: uuid_t, to text: UnsafeMutableRawPointer) {
         withUnsafeBytes(of: id) { raw in
-            func group(_ offset: Int) -> UInt64 { spelled(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))) }
+            @inline(__always) func group(_ offset: Int) -> UInt64 { spelled(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))) }
             let (a, b, c, d) = (group(0), group(4), group(8), group(12))
             // 8-4-4-4-12: bytes 0-3, 4-5, 6-7, 8-9, 10-15.
             text.storeBytes(of: a.littleEndian, as: UInt64.self)

@@ -59,14 +59,14 @@ public struct Beacon: WireFormat, NeutralForm {
     func write(to out: UnsafeMutableRawPointer) -> Int {
         var at = 0
         CanonicalText.put(#"{"hop":"#, to: out, &at)
-        at += CanonicalText.writeDecimal(UInt64(hop), to: out + at)
+        at += CanonicalText.writeDecimal(UInt32(hop), to: out + at)
         CanonicalText.put(#","origin":""#, to: out, &at)
         UUIDText.write(origin.uuid, to: out + at)
         at += 36
         CanonicalText.put(#"","seqNo":"#, to: out, &at)
-        at += CanonicalText.writeDecimal(UInt64(seqNo), to: out + at)
+        at += CanonicalText.writeDecimal(seqNo, to: out + at)
         CanonicalText.put(#","ttl":"#, to: out, &at)
-        at += CanonicalText.writeDecimal(UInt64(ttl), to: out + at)
+        at += CanonicalText.writeDecimal(UInt32(ttl), to: out + at)
         CanonicalText.put("}", to: out, &at)
         return at
     }

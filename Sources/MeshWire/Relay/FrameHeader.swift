@@ -68,7 +68,7 @@ public struct FrameHeader: WireFormat, NeutralForm {
         CanonicalText.put(#"","seq":"#, to: out, &at)
         at += CanonicalText.writeDecimal(seq, to: out + at)
         CanonicalText.put(#","ttl":"#, to: out, &at)
-        at += CanonicalText.writeDecimal(UInt64(ttl), to: out + at)
+        at += CanonicalText.writeDecimal(UInt32(ttl), to: out + at)
         CanonicalText.put("}", to: out, &at)
         return at
     }

@@ -132,7 +132,7 @@ public enum RelayPacket: WireFormat, NeutralForm {
             out.storeBytes(of: UInt16(length).bigEndian, toByteOffset: 1, as: UInt16.self)
             var packet: [UInt8] = []
             packet.reserveCapacity(3 + length + body.count)
-            packet.append(contentsOf: UnsafeRawBufferPointer(start: out, count: 3 + length))
+            packet.append(contentsOf: UnsafeBufferPointer(start: out.assumingMemoryBound(to: UInt8.self), count: 3 + length))
             packet.append(contentsOf: body)
             return packet
         }
