@@ -53,9 +53,9 @@ struct DedupCache<Key: DedupKey, Value> {
     /// `d < retentionNanoseconds`, as when `Duration.nanoseconds(d) < retention` (compared here
     /// without building a 128-bit `Duration` per access).
     private let retentionNanoseconds: Int64
-    /// The stamp of the insert at `head` while `footprint > 0`: what every access compares
-    /// first (`expire`), beside the fields a lookup reads, so that it costs no load of the
-    /// queue's front (in a large mesh, a cache miss).
+    /// The stamp of the insert at `head` while `footprint > 0`: what an insert (`expire`) and a
+    /// lookup (`isLive`) compare first, kept beside the fields a lookup reads so that neither
+    /// loads the queue's front (in a large mesh, a cache miss).
     private var oldestStamp: Int64 = 0
 
     /// Insertion order: a ring of `queue.count` (a power of two) slots, the oldest at `head`.
@@ -114,8 +114,8 @@ struct DedupCache<Key: DedupKey, Value> {
         }
     }
 
-    /// Whether the insert `serial` (an entry's last) is within the retention window at `now`.
-    /// Every insert is when nothing is due; else its stamp is read from the queue.
+    /// Whether the insert `serial` (an entry's last) is within the retention window at `now`:
+    /// yes for every insert while the oldest is, else as its stamp in the queue says.
     @inline(__always)
     private func isLive(_ serial: UInt32, at now: Instant) -> Bool {
         guard now.nanoseconds - oldestStamp >= retentionNanoseconds else { return true }

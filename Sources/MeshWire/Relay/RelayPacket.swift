@@ -122,8 +122,7 @@ public enum RelayPacket: WireFormat, NeutralForm {
     /// Written on the stack, then appended to an array made by `reserveCapacity`: that path is
     /// specialized for `UInt8` in this module, while `Array(unsafeUninitializedCapacity:)` runs
     /// the standard library's generic allocation, which looks the array's storage type up in the
-    /// runtime's metadata cache on every call (about 600 instructions, a third of a relayed
-    /// beacon's reception).
+    /// runtime's metadata cache on every call (about 600 instructions a packet).
     private static func written(kind: Kind, headerRoom: Int, body: [UInt8], _ write: (UnsafeMutableRawPointer) -> Int) -> [UInt8] {
         withUnsafeTemporaryAllocation(byteCount: 3 + headerRoom, alignment: 1) { scratch in
             let out = scratch.baseAddress.unsafelyUnwrapped
