@@ -47,6 +47,20 @@ struct RelayCodecTests {
         }
     }
 
+    /// `bytes` with one byte (drawn from `edits`, at a random place) written over one
+    /// (`way` 0), one removed (1) or one added (2): what the fast-path tests feed both readers.
+    func edited(_ bytes: [UInt8], way: Int, with edits: [UInt8], _ rng: inout SeededRandom) -> [UInt8] {
+        var bytes = bytes
+        let at = Int(rng.next() % UInt64(bytes.count))
+        let edit = edits[Int(rng.next() % UInt64(edits.count))]
+        switch way {
+        case 0: bytes[at] = edit
+        case 1: bytes.remove(at: at)
+        default: bytes.insert(edit, at: at)
+        }
+        return bytes
+    }
+
     /// The canonical-form fast path of `Beacon(decoding:)` reads what the JSON parser reads, or
     /// declines: on canonical beacons and on canonical beacons with one byte changed, removed
     /// or added (digits, hex letters of both cases, punctuation, whitespace, leading zeros).
@@ -58,14 +72,7 @@ struct RelayCodecTests {
                                 ttl: UInt8(truncatingIfNeeded: rng.next()), hop: i % 5 == 0 ? 255 : 0)
             let canonical = beacon.encoded()
             #expect(Beacon.canonical(canonical[...]) == beacon)
-            var bytes = canonical
-            let at = Int(rng.next() % UInt64(bytes.count))
-            let edit = edits[Int(rng.next() % UInt64(edits.count))]
-            switch i % 3 {
-            case 0: bytes[at] = edit
-            case 1: bytes.remove(at: at)
-            default: bytes.insert(edit, at: at)
-            }
+            let bytes = edited(canonical, way: i % 3, with: edits, &rng)
             let parsed = try? Beacon(neutral: JSONParser.parse(bytes[...]))
             if let fast = Beacon.canonical(bytes[...]) { #expect(fast == parsed, "\(String(decoding: bytes, as: UTF8.self))") }
             #expect((try? Beacon(decoding: bytes)) == parsed)
@@ -86,14 +93,7 @@ struct RelayCodecTests {
             let header = FrameHeader(origin: uuid(&rng), dest: uuid(&rng), ttl: i % 5 == 0 ? 255 : UInt8(truncatingIfNeeded: rng.next()), seq: seq)
             let canonical = header.encoded()
             #expect(canonical.withUnsafeBufferPointer(FrameHeader.canonical) == header)
-            var bytes = canonical
-            let at = Int(rng.next() % UInt64(bytes.count))
-            let edit = edits[Int(rng.next() % UInt64(edits.count))]
-            switch i % 3 {
-            case 0: bytes[at] = edit
-            case 1: bytes.remove(at: at)
-            default: bytes.insert(edit, at: at)
-            }
+            let bytes = edited(canonical, way: i % 3, with: edits, &rng)
             let parsed = try? FrameHeader(fields: JSONFields(parsing: bytes[...], context: "FrameHeader"), .wire)
             if let fast = bytes.withUnsafeBufferPointer(FrameHeader.canonical) { #expect(fast == parsed, "\(String(decoding: bytes, as: UTF8.self))") }
             #expect((try? FrameHeader(decoding: bytes)) == parsed)

@@ -5,8 +5,9 @@ extension Array {
     /// library that looks the storage type up in the runtime's metadata cache on every call
     /// (about 600 instructions): a large simulated mesh grows its nodes' tables hundreds of
     /// thousands of times.
+    /// Internal: `TimerTable`'s inlinable code uses it, nothing outside the module needs it.
     @inlinable
-    public static func filled(with value: Element, count: Int) -> [Element] {
+    static func filled(with value: Element, count: Int) -> [Element] {
         var array: [Element] = []
         array.reserveCapacity(count)
         array.append(contentsOf: repeatElement(value, count: count))
