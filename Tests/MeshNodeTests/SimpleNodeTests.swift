@@ -118,5 +118,5 @@ import Testing
 
 /// The seed's probability table, read through the scheduler the engine uses.
 enum SimpleEngineProbe {
-    static func probability(_ degree: Int) -> Double { RelayScheduler<String>.probability(degree: degree) }
+    static func probability(_ degree: Int) -> Double { RelayScheduler<String, [NodeAction]>.probability(degree: degree) }
 }

@@ -41,7 +41,7 @@ struct BLEMeshEngine: DialectEngine {
     private let epoch: Double
     private var rng: SeededRandom
     private var timers = TimerClock()
-    private var scheduler: RelayScheduler<SeenKey>
+    private var scheduler: RelayScheduler<SeenKey, [NodeAction]>
     private var seen: DedupCache<SeenKey, Void>
     private var seenRequests: DedupCache<UUID, Void>
     private var reassembly: LinkReassembly

@@ -27,7 +27,7 @@ struct BitchatEngine: DialectEngine {
     private let announcePayload: [UInt8]
     private var rng: SeededRandom
     private var timers = TimerClock()
-    private var scheduler: RelayScheduler<String>
+    private var scheduler: RelayScheduler<String, [NodeAction]>
     private var seen: DedupCache<String, Void>
     private var reassembly: FragmentReassembly
     private var links: EngineLinks

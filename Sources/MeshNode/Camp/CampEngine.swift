@@ -17,7 +17,7 @@ struct CampEngine: DialectEngine {
     let userName: String
     private var rng: SeededRandom
     private var timers = TimerClock()
-    private var scheduler: RelayScheduler<String>
+    private var scheduler: RelayScheduler<String, [NodeAction]>
     private var seen: DedupCache<String, Void>
     private var retries = CampRetryQueue()
     private var links: EngineLinks

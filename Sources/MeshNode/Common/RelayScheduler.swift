@@ -7,8 +7,10 @@
 ///   is heard again before the relay fires; at most 20 relays scheduled at once.
 /// - `.flood`: relay every new message at once.
 ///
-/// Scheduled relays come back through `.setTimer` / `.timer`: the caller feeds time.
-struct RelayScheduler<Key: Hashable> {
+/// Scheduled relays come back through `.setTimer` / `.timer`: the caller feeds time. What a
+/// relay or reply sends is the engine's choice of `Sends`: its actions, or a form that holds
+/// less while it waits (`RelayEngine.Fanout`, one packet for several links).
+struct RelayScheduler<Key: Hashable, Sends: ScheduledSends> {
     let policy: RelayPolicyKind
     /// How many relays may wait at once; a relay beyond it is dropped.
     let capacity: Int
@@ -22,7 +24,7 @@ struct RelayScheduler<Key: Hashable> {
     private struct Pending {
         var key: Key?
         var isRelay: Bool
-        var actions: [NodeAction]
+        var sends: Sends
     }
 
     private var pending = TimerTable<Pending>()
@@ -58,48 +60,51 @@ struct RelayScheduler<Key: Hashable> {
         }
     }
 
-    /// Relays `actions` (the sends of one relayed message) under the policy: at once, later,
+    /// Relays `sends` (those of one relayed message) under the policy: at once, later,
     /// or not at all. Returns what to do now.
     mutating func relay(
-        _ actions: [NodeAction], key: Key, degree: Int, window: JitterWindow,
+        _ sends: Sends, key: Key, degree: Int, window: JitterWindow,
         now: Instant, rng: inout SeededRandom, timers: inout TimerClock
     ) -> [NodeAction] {
         var immediate: [NodeAction] = []
-        relay(actions, key: key, degree: degree, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &immediate)
+        relay(sends, key: key, degree: degree, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &immediate)
         return immediate
     }
 
     /// The same, what to do now appended to `out` (`Node.handle(_:at:appendingTo:)`).
     mutating func relay(
-        _ actions: [NodeAction], key: Key, degree: Int, window: JitterWindow,
+        _ sends: Sends, key: Key, degree: Int, window: JitterWindow,
         now: Instant, rng: inout SeededRandom, timers: inout TimerClock, appendingTo out: inout [NodeAction]
     ) {
-        guard !actions.isEmpty else { return }
+        guard !sends.isEmpty else { return }
         switch policy {
         case .flood:
             executed += 1
-            out.appendAll(actions)
+            sends.append(to: &out)
         case .probabilistic:
             guard rng.chance(Self.probability(degree: degree)) else {
                 dropped += 1
                 return
             }
-            later(actions, key: key, isRelay: true, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &out)
+            later(sends, key: key, isRelay: true, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &out)
         case .dialect:
-            later(actions, key: nil, isRelay: true, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &out)
+            later(sends, key: nil, isRelay: true, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &out)
         }
     }
 
-    /// Sends `actions` after a jitter whatever the policy (acks and other replies the dialect
+    /// Sends `sends` after a jitter whatever the policy (acks and other replies the dialect
     /// requires): they are not relays, so no probability and no cancellation.
     mutating func reply(
-        _ actions: [NodeAction], window: JitterWindow, now: Instant,
+        _ sends: Sends, window: JitterWindow, now: Instant,
         rng: inout SeededRandom, timers: inout TimerClock
     ) -> [NodeAction] {
-        guard !actions.isEmpty else { return [] }
-        if policy == .flood { return actions }
+        guard !sends.isEmpty else { return [] }
         var immediate: [NodeAction] = []
-        later(actions, key: nil, isRelay: false, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &immediate)
+        if policy == .flood {
+            sends.append(to: &immediate)
+            return immediate
+        }
+        later(sends, key: nil, isRelay: false, window: window, now: now, rng: &rng, timers: &timers, appendingTo: &immediate)
         return immediate
     }
 
@@ -119,7 +124,7 @@ struct RelayScheduler<Key: Hashable> {
     func prefetch(_ id: TimerID) { pending.prefetch(Self.key(id)) }
 
     /// A timer fired: the relay's sends if it was one of ours, nil otherwise.
-    mutating func fire(_ id: TimerID) -> [NodeAction]? {
+    mutating func fire(_ id: TimerID) -> Sends? {
         guard let entry = pending.removeValue(forKey: Self.key(id)) else { return nil }
         count -= 1
         if let key = entry.key { byKey[key] = nil }
@@ -127,19 +132,19 @@ struct RelayScheduler<Key: Hashable> {
             relaysWaiting -= 1
             executed += 1
         }
-        return entry.actions
+        return entry.sends
     }
 
     private static func key(_ id: TimerID) -> TimerTable<Pending>.Key { .init(owner: 0, id: id.raw) }
 
     private mutating func later(
-        _ actions: [NodeAction], key: Key?, isRelay: Bool, window: JitterWindow, now: Instant,
+        _ sends: Sends, key: Key?, isRelay: Bool, window: JitterWindow, now: Instant,
         rng: inout SeededRandom, timers: inout TimerClock, appendingTo out: inout [NodeAction]
     ) {
         let delay = noJitter ? 0 : rng.delayNanoseconds(in: window)
         if delay == 0 {
             if isRelay { executed += 1 }
-            out.appendAll(actions)
+            sends.append(to: &out)
             return
         }
         if let key, byKey[key] != nil { return }   // already waiting to go out
@@ -148,7 +153,7 @@ struct RelayScheduler<Key: Hashable> {
             return
         }
         let id = timers.make()
-        pending.insert(Pending(key: key, isRelay: isRelay, actions: actions), forNewKey: Self.key(id))
+        pending.insert(Pending(key: key, isRelay: isRelay, sends: sends), forNewKey: Self.key(id))
         count += 1
         if let key { byKey[key] = id }
         if isRelay {
@@ -157,4 +162,16 @@ struct RelayScheduler<Key: Hashable> {
         }
         out.append(.setTimer(id, at: Instant(nanoseconds: now.nanoseconds + delay)))
     }
+}
+
+/// What a scheduled relay or reply sends when it goes out.
+protocol ScheduledSends {
+    var isEmpty: Bool { get }
+    /// Appends the sends to `actions`.
+    consuming func append(to actions: inout [NodeAction])
+}
+
+/// The sends themselves, as most engines schedule them.
+extension Array: ScheduledSends where Element == NodeAction {
+    consuming func append(to actions: inout [NodeAction]) { actions.appendAll(self) }
 }

@@ -24,7 +24,7 @@ struct PeatEngine: DialectEngine {
     private let appReading: AppDocumentReading
     private var rng: SeededRandom
     private var timers = TimerClock()
-    private var scheduler: RelayScheduler<[UInt8]>
+    private var scheduler: RelayScheduler<[UInt8], [NodeAction]>
     private var seen: DedupCache<[UInt8], Void>
     private var links: EngineLinks
     private var documentTimer: TimerID?

@@ -41,6 +41,29 @@ struct RelayEngine: DialectEngine {
         }
     }
 
+    /// What every relay and reply of this dialect sends: one packet on several links (a relay,
+    /// on the links up when it was scheduled but its ingress; an ack, on one). Kept so while it
+    /// waits for its jitter rather than as its send actions: 48 bytes instead of an array of
+    /// seven actions (200), and a 10,000-node beacon round holds tens of thousands waiting.
+    /// `links` is the engine's array of links at the time, shared, not copied. A class: a
+    /// scheduled entry holding more than one reference is copied and destroyed through generic
+    /// value witnesses (measured: 10 % more instructions).
+    final class Fanout: ScheduledSends {
+        let packet: [UInt8]
+        let links: [LinkID]
+        let except: LinkID?
+
+        init(packet: [UInt8], links: [LinkID], except: LinkID? = nil) {
+            self.packet = packet
+            self.links = links
+            self.except = except
+        }
+
+        var isEmpty: Bool { !links.contains { $0 != except } }
+
+        func append(to actions: inout [NodeAction]) { RelayEngine.sendAll(packet, on: links, except: except, appendingTo: &actions) }
+    }
+
     /// A frame this node originated, kept until acked or 300 s old (RELAY-R8).
     struct Outstanding {
         var packet: [UInt8]
@@ -68,7 +91,7 @@ struct RelayEngine: DialectEngine {
     private var seen: DedupCache<SeenKey, Void>
     /// RELAY-R10.2: the last seqNo of each beacon origin (a new beacon reads it).
     private var lastSeq: DedupCache<UUID, UInt32>
-    private var scheduler: RelayScheduler<SeenKey>
+    private var scheduler: RelayScheduler<SeenKey, Fanout>
     private var rng: SeededRandom
     private var timers = TimerClock()
     private(set) var counters = NodeCounters()
@@ -208,18 +231,16 @@ struct RelayEngine: DialectEngine {
     }
 
     private mutating func timer(_ id: TimerID, at now: Instant, appendingTo actions: inout [NodeAction]) {
-        if var relay = scheduler.fire(id) {
-            // Its sends on links still up. Usually all are: the same array, no copy. The links
-            // read through a pointer: a method reference such as `filter(isLive)` copied the
-            // whole engine, and a closure capturing `links` retained the array.
-            links.withUnsafeBufferPointer { live in
-                let isLive = { (action: NodeAction) -> Bool in
-                    if case .send(_, let link) = action { return live.contains(link) }
-                    return true
+        if let relay = scheduler.fire(id) {
+            // Its sends on those of its links still up: all of them while the links are the
+            // array they were (no link came or went since; the usual case), else each looked up.
+            if relay.links.withUnsafeBufferPointer({ $0.baseAddress }) == links.withUnsafeBufferPointer({ $0.baseAddress }) {
+                relay.append(to: &actions)
+            } else {
+                for link in relay.links where link != relay.except && links.contains(link) {
+                    actions.append(.send(relay.packet, on: link))
                 }
-                if !relay.allSatisfy(isLive) { relay = relay.filter(isLive) }
             }
-            actions.appendAll(relay)
             return
         }
         guard id == beaconTimer else { return }
@@ -234,7 +255,6 @@ struct RelayEngine: DialectEngine {
         seen.insert(.beacon(origin: nodeID, seqNo: beaconSeqNo), at: now)
         let next = timers.make()
         beaconTimer = next
-        actions.reserveCapacity(actions.count + links.count + 1)
         Self.sendAll(beacon, on: links, except: nil, appendingTo: &actions)
         actions.append(.setTimer(next, at: now + Self.beaconPeriod))
     }
@@ -263,7 +283,9 @@ struct RelayEngine: DialectEngine {
             outstanding[oldest] = nil
         }
         outstanding[seq] = Outstanding(packet: packet, created: now)
-        return Self.sendAll(packet, on: links, except: nil)
+        var sends: [NodeAction] = []
+        Self.sendAll(packet, on: links, except: nil, appendingTo: &sends)
+        return sends
     }
 
     // MARK: receiving
@@ -358,15 +380,15 @@ struct RelayEngine: DialectEngine {
             return []
         }
         // RELAY-R5.3: every link except the ingress.
-        let actions = Self.sendAll(packet, on: links, except: faults.contains(.relayToSender) ? nil : link)
-        guard !actions.isEmpty else { return [] }
+        let sends = Fanout(packet: packet, links: links, except: faults.contains(.relayToSender) ? nil : link)
+        guard !sends.isEmpty else { return [] }
         // RELAY-R3 / R7.2: remember that it was relayed and where it came from, for the ack.
         seen.update(key, value: (), at: now)
         var back = ackRoutes.value(for: header.seq, at: now) ?? []
         if !back.contains(link), back.count < Self.maxNeighbours + 1 { back.append(link) }
         ackRoutes.update(header.seq, value: back, at: now)
         // RELAY-R6: leaves within the jitter window.
-        return scheduler.relay(actions, key: key, degree: links.count, window: Self.jitter.relays(under: faults), now: now, rng: &rng, timers: &timers)
+        return scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: faults), now: now, rng: &rng, timers: &timers)
     }
 
     private mutating func frameForMe(_ header: FrameHeader, body: [UInt8], key: SeenKey, on link: LinkID, at now: Instant) -> [NodeAction] {
@@ -407,7 +429,7 @@ struct RelayEngine: DialectEngine {
         guard !faults.contains(.noAck) else { return [] }
         let id = faults.contains(.ackWrongID) ? seq ^ 1 : seq   // mutant: wrong identifier
         let ack = RelayPacket.ack(RelayAck(seq: id)).encoded()
-        return scheduler.reply([.send(ack, on: link)], window: Self.jitter, now: now, rng: &rng, timers: &timers)
+        return scheduler.reply(Fanout(packet: ack, links: [link]), window: Self.jitter, now: now, rng: &rng, timers: &timers)
     }
 
     private mutating func ackReceived(_ seq: UInt64, on link: LinkID, at now: Instant) -> [NodeAction] {
@@ -421,16 +443,15 @@ struct RelayEngine: DialectEngine {
         guard !faults.contains(.dropForeignAcks), let back = ackRoutes.value(for: seq, at: now) else {
             if faults.contains(.floodAcks) {   // mutant: floods what it cannot route
                 let ack = RelayPacket.ack(RelayAck(seq: seq)).encoded()
-                return scheduler.reply(Self.sendAll(ack, on: links, except: link), window: Self.jitter, now: now, rng: &rng, timers: &timers)
+                return scheduler.reply(Fanout(packet: ack, links: links, except: link), window: Self.jitter, now: now, rng: &rng, timers: &timers)
             }
             refuse()
             return []
         }
         let ack = RelayPacket.ack(RelayAck(seq: seq)).encoded()
-        let sends = back.filter { $0 != link && links.contains($0) }
+        let targets = back.filter { $0 != link && links.contains($0) }
             .filter { forwardedAcks.insert(ForwardedAck(seq: seq, link: $0), at: now) }
-            .map { NodeAction.send(ack, on: $0) }
-        return scheduler.reply(sends, window: Self.jitter, now: now, rng: &rng, timers: &timers)
+        return scheduler.reply(Fanout(packet: ack, links: targets), window: Self.jitter, now: now, rng: &rng, timers: &timers)
     }
 
     private mutating func beaconReceived(_ beacon: Beacon, on link: LinkID, at now: Instant, appendingTo actions: inout [NodeAction]) {
@@ -471,7 +492,7 @@ struct RelayEngine: DialectEngine {
         if !faults.contains(.noTTLDecrement) { relayed.ttl = beacon.ttl == 0 ? 0 : beacon.ttl - 1 }
         relayed.hop = beacon.hop &+ 1
         let packet = RelayPacket.beacon(relayed).encoded()
-        let sends = Self.sendAll(packet, on: links, except: faults.contains(.relayToSender) ? nil : link)
+        let sends = Fanout(packet: packet, links: links, except: faults.contains(.relayToSender) ? nil : link)
         // RELAY-R10.5: never delivered, never acked.
         scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: faults), now: now, rng: &rng, timers: &timers,
                         appendingTo: &actions)
@@ -489,14 +510,6 @@ struct RelayEngine: DialectEngine {
     static func throughDouble(_ seq: UInt64) -> UInt64 {
         let rounded = Double(seq)
         return rounded >= 18_446_744_073_709_551_616.0 ? .max : UInt64(rounded)
-    }
-
-    private static func sendAll(_ packet: [UInt8], on links: [LinkID], except ingress: LinkID?) -> [NodeAction] {
-        // One allocation: `compactMap` grows its result as it goes (1, 2, 4, 8 elements).
-        var sends: [NodeAction] = []
-        sends.reserveCapacity(links.count)
-        sendAll(packet, on: links, except: ingress, appendingTo: &sends)
-        return sends
     }
 
     private static func sendAll(_ packet: [UInt8], on links: [LinkID], except ingress: LinkID?, appendingTo sends: inout [NodeAction]) {

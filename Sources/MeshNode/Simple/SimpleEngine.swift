@@ -21,7 +21,7 @@ struct SimpleEngine: DialectEngine {
     let name: String
     private var rng: SeededRandom
     private var timers = TimerClock()
-    private var scheduler: RelayScheduler<String>
+    private var scheduler: RelayScheduler<String, [NodeAction]>
     private var seen: DedupCache<String, Void>
     private var links: EngineLinks
     private let epoch: Double
