@@ -63,7 +63,7 @@ struct RelayScheduler<Key: Hashable, Sends: ScheduledSends> {
     /// Relays `sends` (those of one relayed message) under the policy: at once, later,
     /// or not at all. Returns what to do now.
     mutating func relay(
-        _ sends: Sends, key: Key, degree: Int, window: JitterWindow,
+        _ sends: consuming Sends, key: Key, degree: Int, window: JitterWindow,
         now: Instant, rng: inout SeededRandom, timers: inout TimerClock
     ) -> [NodeAction] {
         var immediate: [NodeAction] = []
@@ -73,7 +73,7 @@ struct RelayScheduler<Key: Hashable, Sends: ScheduledSends> {
 
     /// The same, what to do now appended to `out` (`Node.handle(_:at:appendingTo:)`).
     mutating func relay(
-        _ sends: Sends, key: Key, degree: Int, window: JitterWindow,
+        _ sends: consuming Sends, key: Key, degree: Int, window: JitterWindow,
         now: Instant, rng: inout SeededRandom, timers: inout TimerClock, appendingTo out: inout [NodeAction]
     ) {
         guard !sends.isEmpty else { return }
@@ -95,7 +95,7 @@ struct RelayScheduler<Key: Hashable, Sends: ScheduledSends> {
     /// Sends `sends` after a jitter whatever the policy (acks and other replies the dialect
     /// requires): they are not relays, so no probability and no cancellation.
     mutating func reply(
-        _ sends: Sends, window: JitterWindow, now: Instant,
+        _ sends: consuming Sends, window: JitterWindow, now: Instant,
         rng: inout SeededRandom, timers: inout TimerClock
     ) -> [NodeAction] {
         guard !sends.isEmpty else { return [] }
@@ -138,7 +138,7 @@ struct RelayScheduler<Key: Hashable, Sends: ScheduledSends> {
     private static func key(_ id: TimerID) -> TimerTable<Pending>.Key { .init(owner: 0, id: id.raw) }
 
     private mutating func later(
-        _ sends: Sends, key: Key?, isRelay: Bool, window: JitterWindow, now: Instant,
+        _ sends: consuming Sends, key: Key?, isRelay: Bool, window: JitterWindow, now: Instant,
         rng: inout SeededRandom, timers: inout TimerClock, appendingTo out: inout [NodeAction]
     ) {
         let delay = noJitter ? 0 : rng.delayNanoseconds(in: window)
