@@ -112,7 +112,9 @@ public struct Node {
     public static let chattyPeriod: Duration = .milliseconds(500)
 
     /// What the node holds, for the bounded-memory tests and the simulator's metrics.
-    public var stateSize: NodeStateSize { relay?.stateSize ?? other!.stateSize }
+    /// Read after every event in a simulation: a relay node's through `isRelay`, without the
+    /// check of its `Optional` (a call).
+    public var stateSize: NodeStateSize { isRelay ? relay.unsafelyUnwrapped.stateSize : other!.stateSize }
 
     /// What the node has received so far (message copies and duplicates).
     public var counters: NodeCounters { relay?.counters ?? other!.counters }
