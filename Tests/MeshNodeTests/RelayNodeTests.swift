@@ -171,6 +171,19 @@ import Testing
         #expect(h.feed(.linkUp(LinkID(10), peer: nil)).disconnects.isEmpty)
     }
 
+    @Test func aWaitingRelayGoesToItsLinksStillUp() {
+        // RELAY-R5.3 / R6: the relay waits for its jitter; a link that went down meanwhile gets
+        // no copy, nor does one that came up meanwhile (not a link when the frame was heard).
+        var h = Self.node(links: 4)
+        h.feed(.received(Self.frame(from: Self.origin, to: Self.other, ttl: 8, seq: 3), on: LinkID(1)))
+        h.feed(.linkDown(LinkID(3)))
+        h.feed(.linkUp(LinkID(9), peer: nil))
+        #expect(Set(h.advance(.milliseconds(100)).sends.map(\.link)) == [LinkID(2), LinkID(4)])
+        // A beacon heard on links that stay as they are goes to all of them but its ingress.
+        h.feed(.received(RelayPacket.beacon(Beacon(origin: Self.origin.uuid!, seqNo: 1, ttl: 4, hop: 0)).encoded(), on: LinkID(2)))
+        #expect(Set(h.advance(.milliseconds(100)).sends.map(\.link)) == [LinkID(1), LinkID(4), LinkID(9)])
+    }
+
     @Test func ackForOwnFrameIsReportedOnceAndNotForwarded() {
         // RELAY-R7.3: the origin tells its app, by the seq as text (as a delivery's messageID
         // has it), stops keeping the frame for new neighbours, and forwards nothing.
