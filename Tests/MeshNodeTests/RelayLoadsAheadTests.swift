@@ -16,8 +16,9 @@ import Testing
             let packet = RelayPacket.beacon(beacon).encoded()
             let hint = try #require(packet.withUnsafeBufferPointer(RelayPacket.beaconKeyHint))
             let seen = RelayEngine.SeenKey.beacon(origin: origin, seqNo: beacon.seqNo)
-            #expect(RelayEngine.SeenKey.beaconHash(origin: hint.origin, seqNo: hint.seqNo) == seen.tableHash)
-            #expect(TableHash.mix(hint.origin.0, hint.origin.1) == origin.tableHash)
+            let seeds = TableHash.process
+            #expect(RelayEngine.SeenKey.beaconHash(origin: hint.origin, seqNo: hint.seqNo, seeds) == seen.tableHash(seeds))
+            #expect(TableHash.mix(hint.origin.0, hint.origin.1, seeds) == origin.tableHash(seeds))
         }
     }
 }

@@ -47,6 +47,9 @@ struct DedupCache<Key: DedupKey, Value> {
     /// dead entries.
     private var table: [Entry?] = []
     private var tableMask = -1
+    /// `TableHash.process`, read here beside the mask rather than from the lazy global (a call
+    /// per hash).
+    let seeds = TableHash.process
     /// Keys currently remembered.
     private(set) var count = 0
     /// `retention` in whole nanoseconds, rounded up: an insert `d` ns old is live when
@@ -105,7 +108,7 @@ struct DedupCache<Key: DedupKey, Value> {
         guard count > 0 else { return nil }
         return table.withUnsafeBufferPointer { table in
             let slots = table.baseAddress.unsafelyUnwrapped
-            var slot = key.tableHash & tableMask
+            var slot = key.tableHash(seeds) & tableMask
             while let entry = slots[slot] {
                 if entry.key == key { return isLive(entry.serial, at: now) ? entry.value : nil }
                 slot = (slot + 1) & tableMask
@@ -155,7 +158,7 @@ struct DedupCache<Key: DedupKey, Value> {
     @discardableResult
     mutating func insert(_ key: Key, value: Value, at now: Instant) -> Bool {
         expire(at: now)
-        let hash = key.tableHash
+        let hash = key.tableHash(seeds)
         var place: (slot: Int, found: Bool)?
         if count > 0 {
             place = find(key, hash: hash)
@@ -168,11 +171,11 @@ struct DedupCache<Key: DedupKey, Value> {
     /// Sets `key`'s value and restarts its retention.
     mutating func update(_ key: Key, value: Value, at now: Instant) {
         expire(at: now)
-        push(key, value, key.tableHash, now)
+        push(key, value, key.tableHash(seeds), now)
     }
 
     mutating func remove(_ key: Key) {
-        guard count > 0, case (let slot, true) = find(key, hash: key.tableHash) else { return }
+        guard count > 0, case (let slot, true) = find(key, hash: key.tableHash(seeds)) else { return }
         vacate(slot)
     }
 
@@ -266,7 +269,7 @@ struct DedupCache<Key: DedupKey, Value> {
         table[hole] = nil
         var next = (hole + 1) & mask
         while let entry = table[next] {
-            let home = entry.key.tableHash & mask
+            let home = entry.key.tableHash(seeds) & mask
             let staysPut = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
             if !staysPut {
                 table[hole] = entry
@@ -286,7 +289,7 @@ struct DedupCache<Key: DedupKey, Value> {
         var grown = [Entry?].filled(with: nil, count: mask + 1)
         grown.withUnsafeMutableBufferPointer { slots in
             for case let entry? in old {
-                var slot = entry.key.tableHash & mask
+                var slot = entry.key.tableHash(seeds) & mask
                 while case .some = slots[slot] { slot = (slot + 1) & mask }
                 slots[slot] = entry
             }

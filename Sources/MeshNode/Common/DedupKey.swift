@@ -6,19 +6,27 @@ import Foundation
 /// and seq) are bytes already random, so they take `TableHash.mix` instead, a tenth of the
 /// work, seeded per process like `Hasher` so that a peer cannot choose keys that collide.
 protocol DedupKey: Hashable {
-    var tableHash: Int { get }
+    func tableHash(_ seeds: TableHash.Seeds) -> Int
 }
 
 extension DedupKey {
-    var tableHash: Int { hashValue }
+    func tableHash(_ seeds: TableHash.Seeds) -> Int { hashValue }
 }
 
-/// A keyed mix of two 64-bit words (wyhash's multiply-and-fold), for `DedupKey.tableHash`.
+/// A keyed mix of two 64-bit words (wyhash's multiply-and-fold), for `DedupKey.tableHash`. The
+/// key, `process`, is drawn once per process; each cache keeps a copy beside its table's mask,
+/// as a lazy global is reached through a call (`swift_once`) on every use: 2 % of a large
+/// simulation's instructions.
 enum TableHash {
-    private static let seeds = (UInt64.random(in: .min ... .max) | 1, UInt64.random(in: .min ... .max) | 1)
+    struct Seeds {
+        var a: UInt64
+        var b: UInt64
+    }
 
-    static func mix(_ a: UInt64, _ b: UInt64) -> Int {
-        let product = (a ^ seeds.0).multipliedFullWidth(by: b ^ seeds.1)
+    static let process = Seeds(a: UInt64.random(in: .min ... .max) | 1, b: UInt64.random(in: .min ... .max) | 1)
+
+    static func mix(_ a: UInt64, _ b: UInt64, _ seeds: Seeds) -> Int {
+        let product = (a ^ seeds.a).multipliedFullWidth(by: b ^ seeds.b)
         return Int(truncatingIfNeeded: product.high ^ product.low)
     }
 
@@ -32,14 +40,14 @@ enum TableHash {
 }
 
 extension UUID: DedupKey {
-    var tableHash: Int {
+    func tableHash(_ seeds: TableHash.Seeds) -> Int {
         let (a, b) = TableHash.words(self)
-        return TableHash.mix(a, b)
+        return TableHash.mix(a, b, seeds)
     }
 }
 
 extension UInt64: DedupKey {
-    var tableHash: Int { TableHash.mix(self, 0) }
+    func tableHash(_ seeds: TableHash.Seeds) -> Int { TableHash.mix(self, 0, seeds) }
 }
 
 extension Int: DedupKey {}

@@ -25,19 +25,19 @@ struct RelayEngine: DialectEngine {
         case beacon(origin: UUID, seqNo: UInt32)
 
         /// Looked up on every reception: the origin's bytes and the number, mixed once.
-        var tableHash: Int {
+        func tableHash(_ seeds: TableHash.Seeds) -> Int {
             switch self {
             case .frame(let origin, let seq):
                 let (a, b) = TableHash.words(origin)
-                return TableHash.mix(a, b ^ seq)
+                return TableHash.mix(a, b ^ seq, seeds)
             case .beacon(let origin, let seqNo):
-                return Self.beaconHash(origin: TableHash.words(origin), seqNo: seqNo)
+                return Self.beaconHash(origin: TableHash.words(origin), seqNo: seqNo, seeds)
             }
         }
 
         /// A beacon key's `tableHash` from the origin's two words (what the loads ahead have).
-        static func beaconHash(origin: (UInt64, UInt64), seqNo: UInt32) -> Int {
-            TableHash.mix(origin.0 ^ 1, origin.1 ^ UInt64(seqNo))
+        static func beaconHash(origin: (UInt64, UInt64), seqNo: UInt32, _ seeds: TableHash.Seeds) -> Int {
+            TableHash.mix(origin.0 ^ 1, origin.1 ^ UInt64(seqNo), seeds)
         }
     }
 
@@ -172,8 +172,8 @@ struct RelayEngine: DialectEngine {
             // Where the beacon's key would be, not the beacon read and checked (the reception
             // does that): half the instructions, and no `UUID` built.
             guard let (origin, seqNo) = RelayPacket.beaconKeyHint(bytes) else { return }
-            seen.prefetch(hash: SeenKey.beaconHash(origin: origin, seqNo: seqNo))
-            lastSeq.prefetch(hash: TableHash.mix(origin.0, origin.1))
+            seen.prefetch(hash: SeenKey.beaconHash(origin: origin, seqNo: seqNo, seen.seeds))
+            lastSeq.prefetch(hash: TableHash.mix(origin.0, origin.1, lastSeq.seeds))
         case .timer(let id):
             scheduler.prefetch(id)
         }
