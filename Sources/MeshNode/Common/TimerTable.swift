@@ -114,12 +114,14 @@ public struct TimerTable<Value> {
         return remove(at: index)
     }
 
-    /// Removes every entry whose value matches, returning how many went.
+    /// Removes every entry that matches, returning the values removed.
     @inlinable @discardableResult
-    public mutating func removeAll(where predicate: (Value) -> Bool) -> Int {
-        let kept = slots.compactMap { $0 }.filter { !predicate($0.value) }
-        let removed = count - kept.count
-        guard removed > 0 else { return 0 }
+    public mutating func removeAll(where predicate: (Key, Value) -> Bool) -> [Value] {
+        var kept: [Slot] = [], removed: [Value] = []
+        for case let slot? in slots {
+            if predicate(slot.key, slot.value) { removed.append(slot.value) } else { kept.append(slot) }
+        }
+        guard !removed.isEmpty else { return [] }
         slots = Array(repeating: nil, count: slots.count)
         entries = 0
         for slot in kept { insert(slot.value, forNewKey: slot.key) }
