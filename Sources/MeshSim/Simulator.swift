@@ -320,29 +320,32 @@ struct SimulationRun<N: SimNode> {
         if actions.count > 1 { prefetchSends(from: v, actions) }
         // Each action is moved out of the array, a plain one left in its place, rather than
         // copied: a copy retains the packet of a send (and the array's end releases it again).
-        actions.withUnsafeMutableBufferPointer { actions in
-            for slot in actions.indices {
-                let action = (actions.baseAddress.unsafelyUnwrapped + slot).move()
-                (actions.baseAddress.unsafelyUnwrapped + slot).initialize(to: .cancelTimer(TimerID(0)))
-                switch consume action {
-                case .send(let bytes, let link):
-                    sent += 1
-                    transmit(from: v, bytes, on: link.raw, tag: tag)
-                case .setTimer(let id, let at):
-                    nextToken &+= 1
-                    let isRelay = traced && kind == .received
-                    let record = TimerRecord(token: nextToken, tag: tag, isRelay: isRelay)
-                    if let old = timers.updateValue(record, forKey: Self.timerKey(v, id.raw)), old.isRelay { metrics.relaysCancelled += 1 }
-                    if isRelay { metrics.relaysScheduled += 1 }
-                    queue.schedule(.timer(node: Int32(v), id: id.raw, token: nextToken), at: max(at.nanoseconds, now))
-                case .cancelTimer(let id):
-                    if let old = timers.removeValue(forKey: Self.timerKey(v, id.raw)), old.isRelay { metrics.relaysCancelled += 1 }
-                case .deliver(let message):
-                    recordDelivery(at: v, message, tag: tag)
-                case .disconnect(let link):
-                    disconnect(v, link.raw)
-                case .acknowledged:
-                    metrics.acknowledgements += 1
+        // Most events (a duplicate heard) ask for nothing: no access to the array at all.
+        if !actions.isEmpty {
+            actions.withUnsafeMutableBufferPointer { actions in
+                for slot in actions.indices {
+                    let action = (actions.baseAddress.unsafelyUnwrapped + slot).move()
+                    (actions.baseAddress.unsafelyUnwrapped + slot).initialize(to: .cancelTimer(TimerID(0)))
+                    switch consume action {
+                    case .send(let bytes, let link):
+                        sent += 1
+                        transmit(from: v, bytes, on: link.raw, tag: tag)
+                    case .setTimer(let id, let at):
+                        nextToken &+= 1
+                        let isRelay = traced && kind == .received
+                        let record = TimerRecord(token: nextToken, tag: tag, isRelay: isRelay)
+                        if let old = timers.updateValue(record, forKey: Self.timerKey(v, id.raw)), old.isRelay { metrics.relaysCancelled += 1 }
+                        if isRelay { metrics.relaysScheduled += 1 }
+                        queue.schedule(.timer(node: Int32(v), id: id.raw, token: nextToken), at: max(at.nanoseconds, now))
+                    case .cancelTimer(let id):
+                        if let old = timers.removeValue(forKey: Self.timerKey(v, id.raw)), old.isRelay { metrics.relaysCancelled += 1 }
+                    case .deliver(let message):
+                        recordDelivery(at: v, message, tag: tag)
+                    case .disconnect(let link):
+                        disconnect(v, link.raw)
+                    case .acknowledged:
+                        metrics.acknowledgements += 1
+                    }
                 }
             }
         }

@@ -85,7 +85,7 @@ struct RelayEngine: DialectEngine {
     /// them needs no sort and no hashing.
     private var links: [LinkID] = []
     let nodeID: UUID
-    private let faults: Set<Fault>
+    private let faults: Faults
     /// RELAY-R3's message cache. Keys alone: acks find their way back through `ackRoutes`, so
     /// nothing read later is recorded with a key (an ingress link kept here was never read).
     private var seen: DedupCache<SeenKey, Void>
@@ -116,7 +116,7 @@ struct RelayEngine: DialectEngine {
         self.config = config
         keyring = RelayKeyring(config: config)
         nodeID = keyring.nodeID
-        faults = config.faults
+        faults = Faults(config.faults)
         rng = SeededRandom(seed: seed)
         scheduler = RelayScheduler(policy: config.relayPolicy, noJitter: faults.contains(.noJitter))
         // Mutants: a cache smaller, or a memory shorter, than RELAY-R3's minimum.
@@ -323,7 +323,7 @@ struct RelayEngine: DialectEngine {
 
     // Static, as `sendAll`: a non-mutating method of the engine called from a mutating one was
     // passed a copy of the whole engine (776 bytes copied on every reception).
-    private static func decode(_ bytes: [UInt8], faults: Set<Fault>) throws(WireError) -> RelayPacket {
+    private static func decode(_ bytes: [UInt8], faults: Faults) throws(WireError) -> RelayPacket {
         // Most of what a node hears: read in place, not through `WireFormat`'s generic entry
         // (a slice made and checked, a tenth of a reception's instructions).
         if let beacon = bytes.withUnsafeBufferPointer(RelayPacket.canonicalBeacon) { return .beacon(beacon) }
@@ -388,7 +388,7 @@ struct RelayEngine: DialectEngine {
         if !back.contains(link), back.count < Self.maxNeighbours + 1 { back.append(link) }
         ackRoutes.update(header.seq, value: back, at: now)
         // RELAY-R6: leaves within the jitter window.
-        return scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: faults), now: now, rng: &rng, timers: &timers)
+        return scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: faults.set), now: now, rng: &rng, timers: &timers)
     }
 
     private mutating func frameForMe(_ header: FrameHeader, body: [UInt8], key: SeenKey, on link: LinkID, at now: Instant) -> [NodeAction] {
@@ -494,7 +494,7 @@ struct RelayEngine: DialectEngine {
         let packet = RelayPacket.beacon(relayed).encoded()
         let sends = Fanout(packet: packet, links: links, except: faults.contains(.relayToSender) ? nil : link)
         // RELAY-R10.5: never delivered, never acked.
-        scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: faults), now: now, rng: &rng, timers: &timers,
+        scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: faults.set), now: now, rng: &rng, timers: &timers,
                         appendingTo: &actions)
     }
 
@@ -515,6 +515,22 @@ struct RelayEngine: DialectEngine {
     private static func sendAll(_ packet: [UInt8], on links: [LinkID], except ingress: LinkID?, appendingTo sends: inout [NodeAction]) {
         for link in links where link != ingress { sends.append(.send(packet, on: link)) }
     }
+}
+
+/// The mutants a node runs with (none for a plain node): a reception asks two to four times
+/// whether one is set, and `Set.contains` is a call even on an empty set, so a plain node
+/// answers from a flag kept beside it.
+private struct Faults {
+    let set: Set<Fault>
+    private let any: Bool
+
+    init(_ set: Set<Fault>) {
+        self.set = set
+        any = !set.isEmpty
+    }
+
+    @inline(__always)
+    func contains(_ fault: Fault) -> Bool { any && set.contains(fault) }
 }
 
 /// An ack forwarded on a link (RELAY-R7.2).
