@@ -112,8 +112,14 @@ struct RelayScheduler<Key: Hashable, Sends: ScheduledSends> {
     }
 
     /// The message `key` was heard again: under `.probabilistic` its scheduled relay is cancelled.
+    /// Inlined: every duplicate heard asks, and only `.probabilistic` has anything to cancel.
+    @inline(__always)
     mutating func heardAgain(_ key: Key) -> [NodeAction] {
-        guard policy == .probabilistic, let id = byKey.removeValue(forKey: key) else { return [] }
+        policy == .probabilistic ? cancel(key) : []
+    }
+
+    private mutating func cancel(_ key: Key) -> [NodeAction] {
+        guard let id = byKey.removeValue(forKey: key) else { return [] }
         if pending.removeValue(forKey: Self.key(id)) != nil { count -= 1 }
         keyOf.removeValue(forKey: Self.keyOfKey(id))
         relaysWaiting -= 1
