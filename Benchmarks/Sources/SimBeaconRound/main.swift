@@ -9,7 +9,7 @@ import MeshSim
 // built the way that command builds it, so it can be profiled and rebuilt without the CLI.
 //
 //   swift build -c release --package-path Benchmarks --product SimBeaconRound
-//   Benchmarks/.build/release/SimBeaconRound [--nodes N] [--settle S] [--expect METRICS.json] [--write-json OUT.json]
+//   Benchmarks/.build/release/SimBeaconRound [--nodes N] [--settle S] [--expect METRICS.json] [--write-json OUT.json] [--malloc-info OUT.xml]
 //
 // --expect: a `meshconform sim --json` run of the same scenario (from any build): exit status 1
 // unless every count of this run equals it (timing fields aside). Same seed, same counts.
@@ -24,7 +24,21 @@ let profile = LinkProfile(loss: 0, latency: .milliseconds(10), jitter: .millisec
 let mesh = Topology.geometric(nodes, radius: Topology.radius(forAverageDegree: 8, nodes: nodes), seed: seed, profile: profile)
 let workload = Workload.random(count: 100, nodes: nodes, mode: .unicast, interval: .milliseconds(1), payloadSize: 32, seed: seed)
 let config = SimConfig(topology: mesh, workload: workload, seed: seed, settle: .nanoseconds(Int64(settle * 1e9)))
-var metrics = Simulator(config: config, dialect: .relay, policy: .dialect).run()
+let simulator = Simulator(config: config, dialect: .relay, policy: .dialect)
+var metrics = simulator.run()
+if let path = option("--malloc-info") {
+    // glibc's heap at the end of the round, the nodes still alive (docs/performance.md, "Eighth
+    // session"): its size, and the free chunks by size, as `malloc_info` writes them (XML).
+    // Through `dlsym`: <malloc.h> is not part of the Glibc module.
+    typealias MallocInfo = @convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32
+    guard let symbol = dlsym(nil, "malloc_info"), let file = fopen(path, "w") else {
+        print("--malloc-info \(path): glibc's malloc_info or the file is not available")
+        exit(2)
+    }
+    _ = unsafeBitCast(symbol, to: MallocInfo.self)(0, file)
+    fclose(file)
+}
+withExtendedLifetime(simulator) {}
 metrics.label = "relay dialect geometric"
 print(metrics.summary)
 

@@ -27,11 +27,11 @@ struct RelayScheduler<Key: Hashable, Sends: ScheduledSends> {
     }
 
     /// Waiting relays and replies by timer id. The message key of a cancellable relay is kept
-    /// apart (`keyOf`), as only `.probabilistic` has one: in every entry it took 25 bytes of 56
-    /// (a 10,000-node mesh holds tens of thousands waiting).
+    /// apart (`messageKeys`), as only `.probabilistic` has one: in every entry it took 25
+    /// bytes of 56 (a 10,000-node mesh holds tens of thousands waiting).
     private var pending = TimerTable<Pending>()
     private var byKey: [Key: TimerID] = [:]
-    private var keyOf = TimerTable<Key>()
+    private var messageKeys = TimerTable<Key>()
     private var relaysWaiting = 0
 
     /// Counters for the simulator's metrics.
@@ -121,7 +121,7 @@ struct RelayScheduler<Key: Hashable, Sends: ScheduledSends> {
     private mutating func cancel(_ key: Key) -> [NodeAction] {
         guard let id = byKey.removeValue(forKey: key) else { return [] }
         if pending.removeValue(forKey: Self.key(id)) != nil { count -= 1 }
-        keyOf.removeValue(forKey: Self.keyOfKey(id))
+        messageKeys.removeValue(forKey: Self.messageKeyIndex(id))
         relaysWaiting -= 1
         cancelled += 1
         return [.cancelTimer(id)]
@@ -137,7 +137,7 @@ struct RelayScheduler<Key: Hashable, Sends: ScheduledSends> {
     mutating func fire(_ id: TimerID) -> Sends? {
         guard let entry = pending.removeValue(forKey: Self.key(id)) else { return nil }
         count -= 1
-        if let key = keyOf.removeValue(forKey: Self.keyOfKey(id)) { byKey[key] = nil }
+        if let key = messageKeys.removeValue(forKey: Self.messageKeyIndex(id)) { byKey[key] = nil }
         if entry.isRelay {
             relaysWaiting -= 1
             executed += 1
@@ -146,7 +146,8 @@ struct RelayScheduler<Key: Hashable, Sends: ScheduledSends> {
     }
 
     private static func key(_ id: TimerID) -> TimerTable<Pending>.Key { .init(owner: 0, id: id.raw) }
-    private static func keyOfKey(_ id: TimerID) -> TimerTable<Key>.Key { .init(owner: 0, id: id.raw) }
+    /// The same id as `messageKeys` is indexed (each `TimerTable` has a key type of its own).
+    private static func messageKeyIndex(_ id: TimerID) -> TimerTable<Key>.Key { .init(owner: 0, id: id.raw) }
 
     private mutating func later(
         _ sends: consuming Sends, key: Key?, isRelay: Bool, window: JitterWindow, now: Instant,
@@ -168,7 +169,7 @@ struct RelayScheduler<Key: Hashable, Sends: ScheduledSends> {
         count += 1
         if let key {
             byKey[key] = id
-            keyOf.insert(key, forNewKey: Self.keyOfKey(id))
+            messageKeys.insert(key, forNewKey: Self.messageKeyIndex(id))
         }
         if isRelay {
             relaysWaiting += 1
