@@ -3,10 +3,10 @@
 /// scheduled and a run never depends on the queue's internal layout.
 ///
 /// Two levels, so that the part being worked on stays in the cache. Events are grouped by
-/// time into buckets of `bucketWidth` nanoseconds (about a quarter of a millisecond): each
-/// bucket within `bucketCount` buckets of the current one is an array in a ring, in the order
+/// time into buckets of 2^`bucketShift` nanoseconds (about a quarter of a millisecond): each
+/// bucket within `bucketCount` buckets of the current one is a buffer in a ring, in the order
 /// scheduled, and events further ahead wait in a heap (`far`) until their bucket comes up.
-/// When a bucket is reached its array is sorted by time (`drain`) and popped from the front;
+/// When a bucket is reached its buffer is sorted by time (`drain`) and popped from the front;
 /// anything else due by then (far events, events scheduled into the bucket being drained) goes
 /// to a small 4-ary heap (`current`), and each pop takes the lesser of the two fronts. A
 /// 10,000-node beacon round has hundreds of thousands of events pending but only a few hundred
@@ -15,8 +15,8 @@
 /// where the sort is two counting passes.
 ///
 /// Every level holds the events themselves, with their time and sequence: an event is plain
-/// data (a reception names its packet in the simulator's packet table), so moving one never
-/// retains or releases anything, and popping one reads no other memory. Keys are unique (the
+/// data (a reception holds its packet as a plain pointer, `InFlightPacket`), so moving one
+/// never retains or releases anything, and popping one reads no other memory. Keys are unique (the
 /// sequence), so the order popped is the same whatever the layout.
 struct EventQueue {
     struct Entry {
@@ -38,14 +38,19 @@ struct EventQueue {
     static let bucketCount = 1 << 15
 
     /// The bucket being drained: every key in `current` has a bucket at or before it, every
-    /// key in `ring` and `far` one after it. Times start at 0.
+    /// key in the ring and `far` one after it. Times start at 0.
     private var currentBucket: Int64 = -1
+    /// The ring's buckets, then the drained one and the sort's scratch (`KeyBuffers`), reached
+    /// through their pointer: an append to a bucket checks neither the ring's nor the bucket's
+    /// array for uniqueness (two calls per event scheduled as `[[Key]]`, and a quarter of the
+    /// scheduling's instructions).
+    private let buffers = KeyBuffers(count: EventQueue.bucketCount + 2)
+    private var ring: UnsafeMutablePointer<KeyBuffers.Bucket> { buffers.slots }
     /// The current bucket's ring keys by (time, sequence), popped from `drainIndex`.
-    private var drain: [Key] = []
+    private var drain: UnsafeMutablePointer<KeyBuffers.Bucket> { buffers.slots + Self.bucketCount }
+    private var scratch: UnsafeMutablePointer<KeyBuffers.Bucket> { buffers.slots + Self.bucketCount + 1 }
     private var drainIndex = 0
-    private var sortScratch: [Key] = []
     private var current = KeyHeap()
-    private var ring: [[Key]] = Array(repeating: [], count: EventQueue.bucketCount)
     private var ringKeys = 0
     /// About the most keys a bucket held lately (the largest drained, less an eighth per bucket
     /// since): a near bucket whose array is full grows to a quarter more than that at once.
@@ -58,7 +63,7 @@ struct EventQueue {
     private var far = KeyHeap()
     private var nextSequence: UInt64 = 0
 
-    var count: Int { drain.count - drainIndex + current.count + ringKeys + far.count }
+    var count: Int { drain.pointee.count - drainIndex + current.count + ringKeys + far.count }
     var isEmpty: Bool { count == 0 }
 
     mutating func schedule(_ event: SimEvent, at time: Int64) {
@@ -68,11 +73,12 @@ struct EventQueue {
         if bucket <= currentBucket {
             current.push(key)
         } else if bucket - currentBucket < Int64(Self.bucketCount) {
-            let index = Self.ringIndex(bucket)
-            if ring[index].count == ring[index].capacity, bucket - currentBucket <= Self.fillingReach {
-                ring[index].reserveCapacity(max(2 * ring[index].count, recentBucketKeys + recentBucketKeys / 4))
+            let slot = ring + Self.ringIndex(bucket)
+            if slot.pointee.count == slot.pointee.capacity {
+                let filling = bucket - currentBucket <= Self.fillingReach
+                slot.pointee.grow(to: max(2 * slot.pointee.count, 8, filling ? recentBucketKeys + recentBucketKeys / 4 : 0))
             }
-            ring[index].append(key)
+            slot.pointee.append(key)
             ringKeys += 1
         } else {
             far.push(key)
@@ -81,13 +87,17 @@ struct EventQueue {
 
     /// The event likely to be popped after `ahead` others, for prefetching what it will read:
     /// from the sorted bucket, whose keys the heap of other keys (rarely any) may precede.
-    func upcoming(_ ahead: Int) -> SimEvent? { drainIndex + ahead < drain.count ? drain[drainIndex + ahead].event : nil }
+    func upcoming(_ ahead: Int) -> SimEvent? {
+        let drain = drain.pointee
+        return drainIndex + ahead < drain.count ? drain.keys.unsafelyUnwrapped[drainIndex + ahead].event : nil
+    }
 
     mutating func popFirst() -> Entry? {
-        if drainIndex == drain.count, current.isEmpty, !advance() { return nil }
+        if drainIndex == drain.pointee.count, current.isEmpty, !advance() { return nil }
         let first: Key
-        if drainIndex < drain.count, current.first.map({ !KeyHeap.precedes($0, drain[drainIndex]) }) ?? true {
-            first = drain[drainIndex]
+        if drainIndex < drain.pointee.count, case let next = drain.pointee.keys.unsafelyUnwrapped[drainIndex],
+           current.first.map({ !KeyHeap.precedes($0, next) }) ?? true {
+            first = next
             drainIndex += 1
         } else {
             first = current.pop()
@@ -100,9 +110,9 @@ struct EventQueue {
     /// Moves to the next bucket that holds anything and sorts its keys into `drain`; false
     /// when nothing is pending.
     private mutating func advance() -> Bool {
-        drain = []   // a drained bucket keeps no memory
+        drain.pointee.release()   // a drained bucket keeps no memory
         drainIndex = 0
-        while drain.isEmpty, current.isEmpty {
+        while drain.pointee.count == 0, current.isEmpty {
             if ringKeys == 0 {
                 // Nothing within the ring: jump straight to the first far bucket.
                 guard let next = far.first else { return false }
@@ -112,16 +122,67 @@ struct EventQueue {
             }
             // A ring slot holds keys of one bucket only: a key goes in when its bucket is less
             // than `bucketCount` ahead, and the slot is emptied when its bucket is reached.
-            let index = Self.ringIndex(currentBucket)
-            if !ring[index].isEmpty {
-                ringKeys -= ring[index].count
-                swap(&drain, &ring[index])   // `drain` is empty: the slot's storage moves, no copy
-                recentBucketKeys = max(drain.count, recentBucketKeys - recentBucketKeys / 8)
-                Self.sortByTime(&drain, scratch: &sortScratch)
+            let slot = ring + Self.ringIndex(currentBucket)
+            if slot.pointee.count > 0 {
+                ringKeys -= slot.pointee.count
+                swap(&drain.pointee, &slot.pointee)   // `drain` is empty: the slot's buffer moves, no copy
+                recentBucketKeys = max(drain.pointee.count, recentBucketKeys - recentBucketKeys / 8)
+                Self.sortByTime(&drain.pointee, scratch: &scratch.pointee)
             }
             while let next = far.first, next.bucket <= currentBucket { current.push(far.pop()) }
         }
         return true
+    }
+}
+
+/// The key buffers of the ring's buckets (and of the bucket being drained and the sort's
+/// scratch), owned together and freed with the queue. Keys are plain data (`SimEvent` holds
+/// no reference), so buffers are copied and dropped without running anything per key.
+///
+/// A class only to free them: `EventQueue` holds one and is not meant to be copied (a copy
+/// would share its buckets; the simulator keeps its one queue in place).
+final class KeyBuffers {
+    struct Bucket {
+        var keys: UnsafeMutablePointer<EventQueue.Key>?
+        var count = 0
+        var capacity = 0
+
+        mutating func append(_ key: EventQueue.Key) {
+            (keys.unsafelyUnwrapped + count).initialize(to: key)
+            count += 1
+        }
+
+        /// Room for `capacity` keys, those held kept.
+        mutating func grow(to capacity: Int) {
+            let grown = UnsafeMutablePointer<EventQueue.Key>.allocate(capacity: capacity)
+            if let keys {
+                grown.moveInitialize(from: keys, count: count)
+                keys.deallocate()
+            }
+            keys = grown
+            self.capacity = capacity
+        }
+
+        /// Empty, its buffer freed.
+        mutating func release() {
+            keys?.deallocate()
+            self = Bucket()
+        }
+    }
+
+    let slots: UnsafeMutablePointer<Bucket>
+    private let count: Int
+
+    init(count: Int) {
+        assert(_isPOD(EventQueue.Key.self), "buffers are freed without deinitializing their keys")
+        self.count = count
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: Bucket(), count: count)
+    }
+
+    deinit {
+        for index in 0..<count { slots[index].release() }
+        slots.deallocate()
     }
 }
 
@@ -130,11 +191,16 @@ extension EventQueue {
     /// time's `bucketShift` bits within the bucket (9 bits each). A slot's keys are appended in the order
     /// scheduled, so by sequence already, and a stable sort by time alone keeps that order among
     /// equal times.
-    static func sortByTime(_ keys: inout [Key], scratch: inout [Key]) {
-        let n = keys.count
+    static func sortByTime(_ bucket: inout KeyBuffers.Bucket, scratch: inout KeyBuffers.Bucket) {
+        let n = bucket.count
         guard n > 1 else { return }
+        let keys = UnsafeMutableBufferPointer(start: bucket.keys, count: n)
         assert(zip(keys, keys.dropFirst()).allSatisfy { $0.sequence < $1.sequence && $0.bucket == $1.bucket })
-        if scratch.count < n { scratch = keys }
+        if scratch.capacity < n {
+            scratch.release()
+            scratch.grow(to: n)
+        }
+        let spare = UnsafeMutableBufferPointer(start: scratch.keys, count: n)
         // Two digits cover the bits of a time within its bucket.
         let bits = Int(bucketShift + 1) / 2, radix = 1 << bits, mask = Int64(radix - 1)
         withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * radix) { counts in
@@ -152,19 +218,16 @@ extension EventQueue {
                     total += c
                 }
             }
-            keys.withUnsafeMutableBufferPointer { keys in
-                scratch.withUnsafeMutableBufferPointer { scratch in
-                    for key in keys {
-                        let digit = Int(key.time & mask)
-                        scratch[counts[digit]] = key
-                        counts[digit] += 1
-                    }
-                    for key in scratch[0..<n] {
-                        let digit = radix + Int((key.time >> bits) & mask)
-                        keys[counts[digit]] = key
-                        counts[digit] += 1
-                    }
-                }
+            // Keys are plain data: written over, not deinitialized (`KeyBuffers`).
+            for key in keys {
+                let digit = Int(key.time & mask)
+                spare[counts[digit]] = key
+                counts[digit] += 1
+            }
+            for key in spare {
+                let digit = radix + Int((key.time >> bits) & mask)
+                keys[counts[digit]] = key
+                counts[digit] += 1
             }
         }
     }
