@@ -45,10 +45,12 @@ struct EventQueue {
     /// array for uniqueness (two calls per event scheduled as `[[Key]]`, and a quarter of the
     /// scheduling's instructions).
     private let buffers = KeyBuffers(count: EventQueue.bucketCount + 2)
-    private var ring: UnsafeMutablePointer<KeyBuffers.Bucket> { buffers.slots }
-    /// The current bucket's ring keys by (time, sequence), popped from `drainIndex`.
-    private var drain: UnsafeMutablePointer<KeyBuffers.Bucket> { buffers.slots + Self.bucketCount }
-    private var scratch: UnsafeMutablePointer<KeyBuffers.Bucket> { buffers.slots + Self.bucketCount + 1 }
+    /// `buffers.slots`, kept here: every event popped or scheduled would load it through
+    /// `buffers` first.
+    private let ring: UnsafeMutablePointer<KeyBuffers.Bucket>
+    /// The current bucket's ring keys by (time, sequence), popped from `drainIndex`. Held here
+    /// for the same reason, and in `buffers` (the slot after the ring's) to be freed with them.
+    private var drain = KeyBuffers.Bucket()
     private var drainIndex = 0
     private var current = KeyHeap()
     private var ringKeys = 0
@@ -63,7 +65,9 @@ struct EventQueue {
     private var far = KeyHeap()
     private var nextSequence: UInt64 = 0
 
-    var count: Int { drain.pointee.count - drainIndex + current.count + ringKeys + far.count }
+    init() { ring = buffers.slots }
+
+    var count: Int { drain.count - drainIndex + current.count + ringKeys + far.count }
     var isEmpty: Bool { count == 0 }
 
     mutating func schedule(_ event: SimEvent, at time: Int64) {
@@ -88,14 +92,13 @@ struct EventQueue {
     /// The event likely to be popped after `ahead` others, for prefetching what it will read:
     /// from the sorted bucket, whose keys the heap of other keys (rarely any) may precede.
     func upcoming(_ ahead: Int) -> SimEvent? {
-        let drain = drain.pointee
-        return drainIndex + ahead < drain.count ? drain.keys.unsafelyUnwrapped[drainIndex + ahead].event : nil
+        drainIndex + ahead < drain.count ? drain.keys.unsafelyUnwrapped[drainIndex + ahead].event : nil
     }
 
     mutating func popFirst() -> Entry? {
-        if drainIndex == drain.pointee.count, current.isEmpty, !advance() { return nil }
+        if drainIndex == drain.count, current.isEmpty, !advance() { return nil }
         let first: Key
-        if drainIndex < drain.pointee.count, case let next = drain.pointee.keys.unsafelyUnwrapped[drainIndex],
+        if drainIndex < drain.count, case let next = drain.keys.unsafelyUnwrapped[drainIndex],
            current.first.map({ !KeyHeap.precedes($0, next) }) ?? true {
             first = next
             drainIndex += 1
@@ -110,9 +113,10 @@ struct EventQueue {
     /// Moves to the next bucket that holds anything and sorts its keys into `drain`; false
     /// when nothing is pending.
     private mutating func advance() -> Bool {
-        drain.pointee.release()   // a drained bucket keeps no memory
+        drain.release()   // a drained bucket keeps no memory
+        ring[Self.bucketCount] = drain
         drainIndex = 0
-        while drain.pointee.count == 0, current.isEmpty {
+        while drain.count == 0, current.isEmpty {
             if ringKeys == 0 {
                 // Nothing within the ring: jump straight to the first far bucket.
                 guard let next = far.first else { return false }
@@ -125,9 +129,10 @@ struct EventQueue {
             let slot = ring + Self.ringIndex(currentBucket)
             if slot.pointee.count > 0 {
                 ringKeys -= slot.pointee.count
-                swap(&drain.pointee, &slot.pointee)   // `drain` is empty: the slot's buffer moves, no copy
-                recentBucketKeys = max(drain.pointee.count, recentBucketKeys - recentBucketKeys / 8)
-                Self.sortByTime(&drain.pointee, scratch: &scratch.pointee)
+                swap(&drain, &slot.pointee)   // `drain` is empty: the slot's buffer moves, no copy
+                ring[Self.bucketCount] = drain
+                recentBucketKeys = max(drain.count, recentBucketKeys - recentBucketKeys / 8)
+                Self.sortByTime(&drain, scratch: &ring[Self.bucketCount + 1])
             }
             while let next = far.first, next.bucket <= currentBucket { current.push(far.pop()) }
         }
