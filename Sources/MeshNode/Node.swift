@@ -97,8 +97,15 @@ public struct Node {
     /// work of the event before. Changes nothing: a node that is never told behaves the same.
     /// Mutating only so that the engine is reached in place: a non-mutating call copied the
     /// whole engine out of its `Optional` first.
-    public mutating func prefetch(for upcoming: UpcomingInput) {
-        if isRelay { withRelay { $0.prefetch(for: upcoming) } }
+    ///
+    /// Returns the id a timer this input sets would take (its `setTimer` action's), when the
+    /// node knows it, so that the caller can load ahead its own record of that timer too: a
+    /// relay node hearing a new beacon sets its relay's timer, and the simulator's table of
+    /// every node's timers is as large as a miss on it is certain. A hint as well: the input
+    /// may set no timer at all (a duplicate heard, most of them).
+    @discardableResult
+    public mutating func prefetch(for upcoming: UpcomingInput) -> TimerID? {
+        isRelay ? withRelay { $0.prefetch(for: upcoming) } : nil
     }
 
     /// The relay engine in place, for a node whose `isRelay` is true: an `Optional` holds its

@@ -10,8 +10,9 @@ public protocol SimNode {
     var stateSize: NodeStateSize { get }
     /// Running totals for the copy and duplicate metrics; a node that keeps none reports zeros.
     var counters: NodeCounters { get }
-    /// Starts loading what the node will read for its next event (`Node.prefetch(for:)`).
-    mutating func prefetch(for upcoming: UpcomingInput)
+    /// Starts loading what the node will read for its next event (`Node.prefetch(for:)`), and
+    /// returns the id of a timer the event may set.
+    mutating func prefetch(for upcoming: UpcomingInput) -> TimerID?
 }
 
 extension SimNode {
@@ -20,7 +21,7 @@ extension SimNode {
     }
     public var counters: NodeCounters { NodeCounters() }
     /// A node that keeps no large state has nothing to load ahead.
-    public mutating func prefetch(for upcoming: UpcomingInput) {}
+    public mutating func prefetch(for upcoming: UpcomingInput) -> TimerID? { nil }
 }
 
 extension Node: SimNode {}

@@ -203,11 +203,14 @@ struct SimulationRun<N: SimNode> {
     }
 
     /// The second stage, for the next event: its node (loaded since two events ago) is asked to
-    /// load the entries the event will read (`Node.prefetch(for:)`), and a timer's record here.
+    /// load the entries the event will read (`Node.prefetch(for:)`), and a timer's record here:
+    /// the one a timer event removes, or the slot a reception's new timer would take (a relay
+    /// scheduled; the node names its id), which `handle` otherwise waited on for every relay.
     private mutating func prefetchState(for event: SimEvent) {
         switch event {
         case .receive(let packet, let node, _, _, _):
-            nodes.withUnsafeMutableBufferPointer { $0[Int(node)].prefetch(for: .packet(packet.buffer)) }
+            let timer = nodes.withUnsafeMutableBufferPointer { $0[Int(node)].prefetch(for: .packet(packet.buffer)) }
+            if let timer { timers.prefetch(Self.timerKey(Int(node), timer.raw)) }
         case .timer(let node, let id, _):
             timers.prefetch(Self.timerKey(Int(node), id))
             nodes.withUnsafeMutableBufferPointer { $0[Int(node)].prefetch(for: .timer(TimerID(id))) }

@@ -22,3 +22,19 @@ import Testing
         }
     }
 }
+
+extension RelayLoadsAheadTests {
+    /// The timer id a packet's load ahead names is the one the relay of a new beacon then
+    /// sets (the simulator loads its record of that timer on this word alone).
+    @Test func aNewBeaconsRelayTakesTheTimerItsLoadAheadNamed() throws {
+        var node = Node(dialect: .relay, config: NodeConfig(address: NodeAddress(UUID())), seed: 3)
+        for link in 0..<3 { _ = node.handle(.linkUp(LinkID(link), peer: NodeAddress(UUID())), at: .zero) }
+        for seqNo in UInt32(1)...5 {
+            let packet = RelayPacket.beacon(Beacon(origin: UUID(), seqNo: seqNo, ttl: 8, hop: 1)).encoded()
+            let named = try #require(packet.withUnsafeBufferPointer { node.prefetch(for: .packet($0)) })
+            let actions = node.handle(.received(packet, on: LinkID(0)), at: Instant(nanoseconds: Int64(seqNo) * 1_000_000))
+            let set = actions.compactMap { action -> TimerID? in if case .setTimer(let id, _) = action { id } else { nil } }
+            #expect(set == [named])
+        }
+    }
+}

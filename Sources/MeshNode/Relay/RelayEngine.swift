@@ -165,17 +165,21 @@ struct RelayEngine: DialectEngine {
     /// `Node.prefetch(for:)`: for a packet, the links (read first) and, for a beacon in its
     /// canonical form (most of what a node hears), the slots of its `seen` and `lastSeq`
     /// entries; for a timer, its pending relay. Mutating as `Node.prefetch(for:)` is (no copy).
-    mutating func prefetch(for upcoming: UpcomingInput) {
+    /// A packet may set a timer (a relay's jitter, an ack's): the id it would take.
+    mutating func prefetch(for upcoming: UpcomingInput) -> TimerID? {
         switch upcoming {
         case .packet(let bytes):
             links.withUnsafeBufferPointer { meshconform_prefetch($0.baseAddress) }
             // Where the beacon's key would be, not the beacon read and checked (the reception
             // does that): half the instructions, and no `UUID` built.
-            guard let (origin, seqNo) = RelayPacket.beaconKeyHint(bytes) else { return }
-            seen.prefetch(hash: SeenKey.beaconHash(origin: origin, seqNo: seqNo, seen.seeds))
-            lastSeq.prefetch(hash: TableHash.mix(origin.0, origin.1, lastSeq.seeds))
+            if let (origin, seqNo) = RelayPacket.beaconKeyHint(bytes) {
+                seen.prefetch(hash: SeenKey.beaconHash(origin: origin, seqNo: seqNo, seen.seeds))
+                lastSeq.prefetch(hash: TableHash.mix(origin.0, origin.1, lastSeq.seeds))
+            }
+            return timers.upcoming
         case .timer(let id):
             scheduler.prefetch(id)
+            return nil   // a relay firing sets none; a beacon's next timer is one in 2 s per node
         }
     }
 

@@ -132,7 +132,7 @@ public enum RelayPacket: WireFormat, NeutralForm {
             var packet: [UInt8] = []
             packet.reserveCapacity(3 + length + body.count)
             packet.append(contentsOf: UnsafeBufferPointer(start: out.assumingMemoryBound(to: UInt8.self), count: 3 + length))
-            packet.append(contentsOf: body)
+            if !body.isEmpty { packet.append(contentsOf: body) }   // a beacon's is (66 instructions a relay)
             return packet
         }
     }
