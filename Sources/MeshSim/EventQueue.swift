@@ -55,7 +55,7 @@ struct EventQueue {
     private var current = KeyHeap()
     private var ringKeys = 0
     /// About the most keys a bucket held lately (the largest drained, less an eighth per bucket
-    /// since): a near bucket whose array is full grows to a quarter more than that at once.
+    /// since): a near bucket whose buffer is full grows to a quarter more than that at once.
     /// Grown from a few timers' keys by doubling, a bucket of a 10,000-node beacon round
     /// (thousands of keys) was copied a dozen times: a twentieth of the run's instructions.
     private var recentBucketKeys = 0
