@@ -78,6 +78,9 @@ struct DedupCache<Key: DedupKey, Value> {
     /// the entry's), is skipped when it reaches the front, and still counts toward `capacity`,
     /// so the queue stays bounded whatever the update pattern.
     private var queue: [Insert] = []
+    /// `queue.count - 1`, kept here for the same reason as `tableMask`: `prefetchInsert` finds
+    /// the slot the next insert writes without reading the queue's header (the miss it starts).
+    private var queueMask = -1
     private var head = 0
     /// Queue entries held, live or stale: the memory actually in use. Kept here rather than
     /// read from the queue's storage: the simulator asks every node for it after every event.
@@ -142,7 +145,7 @@ struct DedupCache<Key: DedupKey, Value> {
     /// end, unless the mutant's eviction took one out of the middle: then it is looked for.
     @inline(never)   // rare: kept out of the lookups it would make larger
     private func stamp(ofInsert serial: UInt32) -> Int64 {
-        let mask = queue.count - 1
+        let mask = queueMask
         let later = Int(self.serial &- serial)
         if later < footprint, case let insert = queue[(head + footprint - 1 - later) & mask], insert.serial == serial { return insert.stamp }
         for offset in 0..<footprint where queue[(head + offset) & mask].serial == serial { return queue[(head + offset) & mask].stamp }
@@ -164,14 +167,22 @@ struct DedupCache<Key: DedupKey, Value> {
         }
     }
 
-    /// Starts loading what an insert or update reads beyond the lookup's slot: the table's and
-    /// the queue's headers (their counts and reference counts, read to check a write). In a
-    /// large mesh each is a miss; a caller about to record in several caches starts them all at
-    /// once, so they overlap instead of each insert waiting on its own. Mutating so that the
-    /// arrays' references are read in place (a copy retains them).
+    /// Starts loading what an insert or update reads or writes beyond the lookup's slot: the
+    /// table's and the queue's headers (their counts and reference counts, read to check a
+    /// write) and the queue slot the insert fills. In a large mesh each is a miss; a caller about
+    /// to record in several caches starts them all at once, so they overlap instead of each
+    /// insert waiting on its own. Mutating so that the arrays' references are read in place (a
+    /// copy retains them).
     mutating func prefetchInsert() {
         withUnsafeMutablePointer(to: &table) { meshconform_prefetch(UnsafeRawPointer($0).load(as: UnsafeRawPointer.self)) }
-        withUnsafeMutablePointer(to: &queue) { meshconform_prefetch(UnsafeRawPointer($0).load(as: UnsafeRawPointer.self)) }
+        let tail = (head + footprint) & queueMask
+        withUnsafeMutablePointer(to: &queue) {
+            let storage = UnsafeRawPointer($0).load(as: UnsafeRawPointer.self)
+            meshconform_prefetch(storage)
+            // The slot past the array's header (32 bytes: a class's two words, count, capacity).
+            // With an empty queue the mask is -1 and the address is wrong, but a prefetch never faults.
+            meshconform_prefetch(storage + 32 + tail * MemoryLayout<Insert>.stride)
+        }
     }
 
     /// Remembers `key` with `value` unless it is already present; true when it was new.
@@ -208,14 +219,20 @@ struct DedupCache<Key: DedupKey, Value> {
 
     /// The slot holding `key`, or the empty slot where it would go. The table must not be empty.
     private func find(_ key: Key, hash: Int) -> (slot: Int, found: Bool) {
-        table.withUnsafeBufferPointer { table in
-            var slot = hash & tableMask
-            while let entry = table[slot] {
-                if entry.key == key { return (slot, true) }
-                slot = (slot + 1) & tableMask
-            }
-            return (slot, false)
+        // Through locals, not `self`: an update's `find` (from the mutating `push`) otherwise
+        // copied the whole cache to the stack, and its loads of the fields just stored waited
+        // for those stores, and so for the store of the queue slot before them (a miss).
+        let mask = tableMask
+        return table.withUnsafeBufferPointer { Self.find(key, hash: hash, in: $0, mask: mask) }
+    }
+
+    private static func find(_ key: Key, hash: Int, in table: UnsafeBufferPointer<Entry?>, mask: Int) -> (slot: Int, found: Bool) {
+        var slot = hash & mask
+        while let entry = table[slot] {
+            if entry.key == key { return (slot, true) }
+            slot = (slot + 1) & mask
         }
+        return (slot, false)
     }
 
     /// `place`: where `find` put the key, if the caller just asked (not asked again unless
@@ -224,7 +241,7 @@ struct DedupCache<Key: DedupKey, Value> {
         pushes &+= 1
         serial &+= 1
         if footprint == queue.count { growQueue() }
-        queue[(head + footprint) & (queue.count - 1)] = Insert(hash: UInt32(truncatingIfNeeded: hash), serial: serial, stamp: now.nanoseconds)
+        queue[(head + footprint) & queueMask] = Insert(hash: UInt32(truncatingIfNeeded: hash), serial: serial, stamp: now.nanoseconds)
         if footprint == 0 { oldestStamp = now.nanoseconds }
         footprint += 1
         var place = place
@@ -245,7 +262,7 @@ struct DedupCache<Key: DedupKey, Value> {
 
     private mutating func dropFront() {
         forget(queue[head])
-        head = (head + 1) & (queue.count - 1)
+        head = (head + 1) & queueMask
         footprint -= 1
         if footprint > 0 { oldestStamp = queue[head].stamp }
     }
@@ -257,7 +274,7 @@ struct DedupCache<Key: DedupKey, Value> {
         h = (h ^ (h >> 30)) &* 0xBF58_476D_1CE4_E5B9
         h = (h ^ (h >> 27)) &* 0x94D0_49BB_1331_11EB
         let position = Int((h ^ (h >> 31)) % UInt64(footprint))
-        let mask = queue.count - 1
+        let mask = queueMask
         forget(queue[(head + position) & mask])
         for offset in position..<footprint - 1 {
             queue[(head + offset) & mask] = queue[(head + offset + 1) & mask]
@@ -333,6 +350,7 @@ struct DedupCache<Key: DedupKey, Value> {
             grown.append(contentsOf: grown)
         }
         queue = grown
+        queueMask = grown.count - 1
         head = 0
     }
 }
