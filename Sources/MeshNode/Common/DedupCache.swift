@@ -117,19 +117,23 @@ struct DedupCache<Key: DedupKey, Value> {
                   eviction: faults.contains(.evictArbitrary) ? .arbitrary : .oldestFirst)
     }
 
+    @inline(__always)
     func contains(_ key: Key, at now: Instant) -> Bool { value(for: key, at: now) != nil }
 
+    /// Inlined: called, it is handed the cache by address, and a caller whose cache is a
+    /// property of its own `inout` self copied the whole cache (129 bytes) to the stack first.
+    @inline(__always)
     func value(for key: Key, at now: Instant) -> Value? {
         guard count > 0 else { return nil }
-        return table.withUnsafeBufferPointer { table in
-            let slots = table.baseAddress.unsafelyUnwrapped
-            var slot = key.tableHash(seeds) & tableMask
-            while let entry = slots[slot] {
-                if entry.key == key { return isLive(entry.serial, at: now) ? entry.value : nil }
-                slot = (slot + 1) & tableMask
-            }
-            return nil
+        // The closure reads locals, not `self` (see `find`): one that read `self` had the whole
+        // cache copied to the stack first (129 bytes, on every reception of a beacon).
+        let mask = tableMask, hash = key.tableHash(seeds)
+        let entry = table.withUnsafeBufferPointer { table -> Entry? in
+            let (slot, found) = Self.find(key, hash: hash, in: table, mask: mask)
+            return found ? table[slot] : nil
         }
+        guard let entry else { return nil }
+        return isLive(entry.serial, at: now) ? entry.value : nil
     }
 
     /// Whether the insert `serial` (an entry's last) is within the retention window at `now`:
@@ -137,16 +141,19 @@ struct DedupCache<Key: DedupKey, Value> {
     @inline(__always)
     private func isLive(_ serial: UInt32, at now: Instant) -> Bool {
         guard now.nanoseconds - oldestStamp >= retentionNanoseconds else { return true }
-        return now.nanoseconds - stamp(ofInsert: serial) < retentionNanoseconds
+        return now.nanoseconds - Self.stamp(ofInsert: serial, in: queue, head: head, footprint: footprint, last: self.serial) < retentionNanoseconds
     }
 
     /// The stamp of the insert `serial`, which is in the queue (an entry goes when its last
-    /// insert leaves the queue). The queue holds the inserts in serial order, the last at its
-    /// end, unless the mutant's eviction took one out of the middle: then it is looked for.
+    /// insert leaves the queue). The queue holds the inserts in serial order, the last (serial
+    /// `last`) at its end, unless the mutant's eviction took one out of the middle: then it is
+    /// looked for. Static, given the queue's fields: a method would be handed the cache by
+    /// address, and every lookup that inlines `isLive` then copied the whole cache (129 bytes)
+    /// to the stack for this rare call.
     @inline(never)   // rare: kept out of the lookups it would make larger
-    private func stamp(ofInsert serial: UInt32) -> Int64 {
-        let mask = queueMask
-        let later = Int(self.serial &- serial)
+    private static func stamp(ofInsert serial: UInt32, in queue: [Insert], head: Int, footprint: Int, last: UInt32) -> Int64 {
+        let mask = queue.count - 1
+        let later = Int(last &- serial)
         if later < footprint, case let insert = queue[(head + footprint - 1 - later) & mask], insert.serial == serial { return insert.stamp }
         for offset in 0..<footprint where queue[(head + offset) & mask].serial == serial { return queue[(head + offset) & mask].stamp }
         return .min   // not queued: no entry should be, so none is live
@@ -159,8 +166,9 @@ struct DedupCache<Key: DedupKey, Value> {
     /// probe's next slot.
     func prefetch(hash: Int) {
         guard count > 0 else { return }
+        let mask = tableMask
         table.withUnsafeBufferPointer { table in
-            let home = UnsafeRawPointer(table.baseAddress.unsafelyUnwrapped + (hash & tableMask))
+            let home = UnsafeRawPointer(table.baseAddress.unsafelyUnwrapped + (hash & mask))
             meshconform_prefetch(home)
             // Past the table's end (a run that wraps) the load is only wasted: a prefetch never faults.
             meshconform_prefetch(home + 64)
@@ -219,16 +227,19 @@ struct DedupCache<Key: DedupKey, Value> {
 
     /// The slot holding `key`, or the empty slot where it would go. The table must not be empty.
     private func find(_ key: Key, hash: Int) -> (slot: Int, found: Bool) {
-        // Through locals, not `self`: an update's `find` (from the mutating `push`) otherwise
-        // copied the whole cache to the stack, and its loads of the fields just stored waited
-        // for those stores, and so for the store of the queue slot before them (a miss).
+        // Through locals, not `self`: a closure that reads `self` has the whole cache copied to
+        // the stack first, and in an update's `find` (from the mutating `push`) the copy's loads
+        // of fields just stored waited for those stores, and so for the store of the queue slot
+        // before them (a miss).
         let mask = tableMask
         return table.withUnsafeBufferPointer { Self.find(key, hash: hash, in: $0, mask: mask) }
     }
 
+    @inline(__always)
     private static func find(_ key: Key, hash: Int, in table: UnsafeBufferPointer<Entry?>, mask: Int) -> (slot: Int, found: Bool) {
+        let slots = table.baseAddress.unsafelyUnwrapped
         var slot = hash & mask
-        while let entry = table[slot] {
+        while let entry = slots[slot] {
             if entry.key == key { return (slot, true) }
             slot = (slot + 1) & mask
         }
