@@ -125,8 +125,7 @@ struct DedupCache<Key: DedupKey, Value> {
     @inline(__always)
     func value(for key: Key, at now: Instant) -> Value? {
         guard count > 0 else { return nil }
-        // The closure reads locals, not `self` (see `find`): one that read `self` had the whole
-        // cache copied to the stack first (129 bytes, on every reception of a beacon).
+        // The closure reads locals, not `self`, as `find`'s does.
         let mask = tableMask, hash = key.tableHash(seeds)
         let entry = table.withUnsafeBufferPointer { table -> Entry? in
             let (slot, found) = Self.find(key, hash: hash, in: table, mask: mask)
@@ -227,10 +226,9 @@ struct DedupCache<Key: DedupKey, Value> {
 
     /// The slot holding `key`, or the empty slot where it would go. The table must not be empty.
     private func find(_ key: Key, hash: Int) -> (slot: Int, found: Bool) {
-        // Through locals, not `self`: a closure that reads `self` has the whole cache copied to
-        // the stack first, and in an update's `find` (from the mutating `push`) the copy's loads
-        // of fields just stored waited for those stores, and so for the store of the queue slot
-        // before them (a miss).
+        // Through locals, not `self`: called from the mutating `push` (an update), a closure
+        // that read `self` had the whole cache copied to the stack first, and the copy's loads of
+        // fields just stored waited for those stores, so for the queue slot's before them (a miss).
         let mask = tableMask
         return table.withUnsafeBufferPointer { Self.find(key, hash: hash, in: $0, mask: mask) }
     }
