@@ -10,7 +10,7 @@ import CMemoryHints
 /// A simulated mesh of thousands of nodes keeps thousands of these caches, and each lookup
 /// touches a different one: what decides the cost is how many cache lines a lookup reads and
 /// how many of the caches fit in the processor's cache. So a lookup reads one entry of the
-/// table (key and value side by side) and nothing else, and the queue holds 12 bytes per
+/// table (key and value side by side) and nothing else, and the queue holds 16 bytes per
 /// insert (no key).
 ///
 /// An entry's time is kept in the queue alone (its insert's stamp): while nothing is due, which
@@ -33,23 +33,12 @@ struct DedupCache<Key: DedupKey, Value> {
     }
 
     /// One insert or update, in the queue: where its key's entry lives (the low bits of the
-    /// key's hash), which insert it was, and when. The time as two 32-bit halves, so that the
-    /// entry is 12 bytes, not 16 (an `Int64` would align it to 8): the queues are a fifth of
-    /// a large mesh's memory.
+    /// key's hash), which insert it was, and when. 16 bytes: the queues are a fifth of a large
+    /// mesh's memory.
     private struct Insert {
         var hash: UInt32
         var serial: UInt32
-        private var stampLow: UInt32
-        private var stampHigh: UInt32
-
-        init(hash: UInt32, serial: UInt32, stamp: Int64) {
-            self.hash = hash
-            self.serial = serial
-            stampLow = UInt32(truncatingIfNeeded: stamp)
-            stampHigh = UInt32(truncatingIfNeeded: stamp >> 32)
-        }
-
-        var stamp: Int64 { Int64(Int32(bitPattern: stampHigh)) << 32 | Int64(stampLow) }
+        var stamp: Int64
     }
 
     /// Open addressing, linear probing, at most three quarters full; `tableMask` is its
