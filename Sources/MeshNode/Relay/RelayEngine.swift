@@ -49,17 +49,38 @@ struct RelayEngine: DialectEngine {
     /// scheduled entry holding more than one reference is copied and destroyed through generic
     /// value witnesses (measured: 10 % more instructions).
     final class Fanout: ScheduledSends {
-        let packet: [UInt8]
+        /// A relayed beacon waits as the beacon and is encoded when it goes out: its packet is
+        /// then new memory, still in the cache when each send retains it, where a packet made
+        /// when the relay was queued (up to 100 ms before, in a large mesh thousands of events)
+        /// was a miss to retain; and a waiting relay holds 24 bytes, not a 128-byte packet.
+        enum Payload {
+            case packet([UInt8])
+            case beacon(Beacon)
+        }
+
+        let payload: Payload
         let links: [LinkID]
         let except: LinkID?
 
-        init(packet: [UInt8], links: [LinkID], except: LinkID? = nil) {
-            self.packet = packet
+        init(_ payload: Payload, links: [LinkID], except: LinkID? = nil) {
+            self.payload = payload
             self.links = links
             self.except = except
         }
 
+        convenience init(packet: [UInt8], links: [LinkID], except: LinkID? = nil) {
+            self.init(.packet(packet), links: links, except: except)
+        }
+
         var isEmpty: Bool { !links.contains { $0 != except } }
+
+        /// The packet to send (a beacon's encoded at each call).
+        var packet: [UInt8] {
+            switch payload {
+            case .packet(let packet): packet
+            case .beacon(let beacon): RelayPacket.beacon(beacon).encoded()
+            }
+        }
 
         func append(to actions: inout [NodeAction]) { RelayEngine.sendAll(packet, on: links, except: except, appendingTo: &actions) }
     }
@@ -241,8 +262,9 @@ struct RelayEngine: DialectEngine {
             if relay.links.withUnsafeBufferPointer({ $0.baseAddress }) == links.withUnsafeBufferPointer({ $0.baseAddress }) {
                 relay.append(to: &actions)
             } else {
+                let packet = relay.packet
                 for link in relay.links where link != relay.except && links.contains(link) {
-                    actions.append(.send(relay.packet, on: link))
+                    actions.append(.send(packet, on: link))
                 }
             }
             return
@@ -495,8 +517,7 @@ struct RelayEngine: DialectEngine {
         var relayed = beacon
         if !faults.contains(.noTTLDecrement) { relayed.ttl = beacon.ttl == 0 ? 0 : beacon.ttl - 1 }
         relayed.hop = beacon.hop &+ 1
-        let packet = RelayPacket.beacon(relayed).encoded()
-        let sends = Fanout(packet: packet, links: links, except: faults.contains(.relayToSender) ? nil : link)
+        let sends = Fanout(.beacon(relayed), links: links, except: faults.contains(.relayToSender) ? nil : link)
         // RELAY-R10.5: never delivered, never acked.
         scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: faults.set), now: now, rng: &rng, timers: &timers,
                         appendingTo: &actions)
