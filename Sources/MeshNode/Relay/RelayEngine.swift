@@ -43,7 +43,7 @@ struct RelayEngine: DialectEngine {
 
     /// What every relay and reply of this dialect sends: one packet on several links (a relay,
     /// on the links up when it was scheduled but its ingress; an ack, on one). Kept so while it
-    /// waits for its jitter rather than as its send actions: 48 bytes instead of an array of
+    /// waits for its jitter rather than as its send actions: 57 bytes instead of an array of
     /// seven actions (200), and a 10,000-node beacon round holds tens of thousands waiting.
     /// `links` is the engine's array of links at the time, shared, not copied. A class: a
     /// scheduled entry holding more than one reference is copied and destroyed through generic
