@@ -44,6 +44,7 @@ import Testing
                          churn: [ChurnEvent(at: .seconds(0.5), .fail(1)), ChurnEvent(at: .seconds(2), .join(1))], log: log)
         // First message: nobody reachable; second: both.
         #expect(m.expectedDeliveries == 1 + 2)
+        #expect(m.reachableDeliveries == 0 + 2)   // worked out again after the join
         #expect(m.delivered == 2)
         let rejoin = log.events(of: 1).filter { $0.time == .seconds(2) }.map(\.event)
         #expect(rejoin == [.linkUp(LinkID(0), peer: NodeSpec.address(of: 0)), .linkUp(LinkID(1), peer: NodeSpec.address(of: 2))])
@@ -62,6 +63,7 @@ import Testing
                          churn: [ChurnEvent(at: .seconds(2), .move(2, to: Topology.Point(x: 0.5, y: 0.5)))], log: log)
         #expect(log.events(of: 2).contains { $0.event == .linkUp(LinkID(0), peer: NodeSpec.address(of: 1)) })
         #expect(m.expectedDeliveries == 4)
+        #expect(m.reachableDeliveries == 1 + 2)   // and again after the move
         #expect(m.delivered == 3)   // node 2 misses the first message only
         // Moving away again takes the link down on both ends.
         let log2 = ProbeLog()
