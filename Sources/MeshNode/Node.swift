@@ -114,6 +114,12 @@ public struct Node {
         withUnsafeMutablePointer(to: &relay) { body(&UnsafeMutableRawPointer($0).assumingMemoryBound(to: RelayEngine.self).pointee) }
     }
 
+    /// Whether every timer this node sets has an id it never set before, each higher than the
+    /// last, and every timer it cancels is still pending (what `MeshSim`'s `SimNode` asks): so
+    /// for a relay node, whose timers all come from its `TimerClock` (the relay scheduler cancels
+    /// only relays still waiting), unless the background traffic's fixed timer is in use.
+    public var timerIDsAreFresh: Bool { isRelay && chatterPeriod == nil }
+
     /// Engines number their timers from 1 (TimerClock): the top id is free for the background traffic's.
     public static let chattyTimer = TimerID(UInt64.max)
     public static let chattyPeriod: Duration = .milliseconds(500)

@@ -11,6 +11,10 @@ enum SimEvent {
     case receive(packet: InFlightPacket, node: Int32, link: Int32, edge: Int32, tag: CauseTag)
     /// A node timer falls due; `token` tells a live timer from a cancelled or replaced one.
     case timer(node: Int32, id: UInt64, token: UInt64)
+    /// A timer of a node whose timer ids are fresh (`SimNode.timerIDsAreFresh`) falls due: the
+    /// event is the timer's only record. `life` is the node's generation when it was set (a
+    /// failure ends its timers), `tag` and `isRelay` what the simulator's metrics count for it.
+    case ownTimer(node: Int32, life: Int32, id: UInt64, tag: CauseTag, isRelay: Bool)
     /// The workload's message `index` is handed to its origin's app.
     case inject(message: Int32)
     /// The scheduled churn step `index` (fail, join or move).

@@ -13,6 +13,12 @@ public protocol SimNode {
     /// Starts loading what the node will read for its next event (`Node.prefetch(for:)`), and
     /// returns the id of a timer the event may set.
     mutating func prefetch(for upcoming: UpcomingInput) -> TimerID?
+    /// Whether every `setTimer` of this node names an id it has not set before (since it was
+    /// made: a node made again after a failure starts afresh), in increasing order, and every
+    /// `cancelTimer` one it set that has not fired. Then a timer can never be replaced, and the
+    /// simulator keeps no record of it beside its event (`SimEvent.ownTimer`): one random access
+    /// into a table of every node's timers less when it is set and when it fires.
+    var timerIDsAreFresh: Bool { get }
 }
 
 extension SimNode {
@@ -22,6 +28,8 @@ extension SimNode {
     public var counters: NodeCounters { NodeCounters() }
     /// A node that keeps no large state has nothing to load ahead.
     public mutating func prefetch(for upcoming: UpcomingInput) -> TimerID? { nil }
+    /// Unknown, so the simulator checks every timer against its table.
+    public var timerIDsAreFresh: Bool { false }
 }
 
 extension Node: SimNode {}

@@ -75,9 +75,21 @@ struct SimulationRun<N: SimNode> {
     /// once for all messages sent between changes, not once a message (a search of the whole
     /// mesh each time: 1 % of a 10,000-node round's instructions for its 100 messages).
     private var componentOf: [Int32]?
-    /// The timers pending, by (node, timer id): one table for the whole mesh, so setting or
-    /// firing one does not read a per-node table's storage first.
+    /// The timers pending, by (node, timer id), of nodes whose ids may repeat: one table for the
+    /// whole mesh, so setting or firing one does not read a per-node table's storage first.
+    /// A node whose ids are fresh (`SimNode.timerIDsAreFresh`, `freshTimers`) has none here: its
+    /// timer's event is its record (`SimEvent.ownTimer`). In a 10,000-node beacon round the
+    /// table held hundreds of thousands of waiting relays in 23 MB, a random access when each
+    /// was set and when it fired (docs/simulator-log.md, sixteenth session).
     private var timers = TimerTable<TimerRecord>()
+    /// Per node, whether it keeps `SimNode.timerIDsAreFresh`'s promise (asked when it is made),
+    /// and the last timer id it set, which each new one must exceed.
+    private var freshTimers: [Bool] = []
+    private var lastTimerID: [UInt64]
+    /// Timers of fresh-id nodes cancelled before they fell due, by (node and its generation,
+    /// id), each gone again when its event comes up. Empty unless a node cancels timers (a
+    /// probabilistic relay policy's).
+    private var cancelled = TimerTable<Void>()
     private var queue = EventQueue()
     /// The array a node appends an event's actions to, kept from one event to the next.
     private var actionBuffer: [NodeAction] = []
@@ -103,6 +115,7 @@ struct SimulationRun<N: SimNode> {
         hugePages = HeapHugePages(nodes: n)
         alive = Array(repeating: true, count: n)
         generation = Array(repeating: 0, count: n)
+        lastTimerID = Array(repeating: 0, count: n)
         addresses = (0..<n).map(NodeSpec.address(of:))
         linkEnds = Array(repeating: [], count: n)
         positions = config.topology.positions
@@ -117,11 +130,16 @@ struct SimulationRun<N: SimNode> {
             addEdge(edge.a, edge.b, profile: edge.profile)
         }
         nodes = (0..<n).map { makeNode(spec(for: $0)) }
+        freshTimers = nodes.map(\.timerIDsAreFresh)
         hugePages.adviseGrowth()
     }
 
     private static func timerKey(_ node: Int, _ id: UInt64) -> TimerTable<TimerRecord>.Key {
         .init(owner: UInt64(node), id: id)
+    }
+
+    private static func cancelKey(_ node: Int, life: Int32, _ id: UInt64) -> TimerTable<Void>.Key {
+        .init(owner: UInt64(UInt32(bitPattern: life)) << 32 | UInt64(node), id: id)
     }
 
     private func spec(for index: Int) -> NodeSpec {
@@ -176,9 +194,30 @@ struct SimulationRun<N: SimNode> {
         return finish(wall: Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18)
     }
 
-    /// An event never handled (the run ended first) gives up what it holds.
-    private func release(_ event: SimEvent) {
-        if case .receive(let packet, _, _, _, _) = event { _ = packet.take() }
+    /// An event never handled (the run ended first) gives up what it holds; a relay's timer
+    /// still to fire is counted as pending, as one in the table is (`finish`).
+    private mutating func release(_ event: SimEvent) {
+        switch event {
+        case .receive(let packet, _, _, _, _): _ = packet.take()
+        case .ownTimer(let node, let life, let id, _, let isRelay):
+            if isLive(ownTimer: Int(node), life: life, id: id, isRelay: isRelay), isRelay { metrics.relaysPending += 1 }
+        default: break
+        }
+    }
+
+    /// Whether the timer of a fresh-id node is still to fire: not cancelled, and its node not
+    /// failed since it was set. One that is not is counted now as the table's timers are when
+    /// cancelled or when their node fails (the totals are the same), and its mark removed.
+    private mutating func isLive(ownTimer node: Int, life: Int32, id: UInt64, isRelay: Bool) -> Bool {
+        if cancelled.count > 0, cancelled.removeValue(forKey: Self.cancelKey(node, life: life, id)) != nil {
+            if isRelay { metrics.relaysCancelled += 1 }
+            return false
+        }
+        guard alive[node], life == Int32(truncatingIfNeeded: generation[node]) else {
+            if isRelay { metrics.relaysDroppedByFailure += 1 }
+            return false
+        }
+        return true
     }
 
     /// The first stage: what the event reads first, its node and its packet's bytes. In a mesh
@@ -191,7 +230,7 @@ struct SimulationRun<N: SimNode> {
             node = receiver
             meshconform_prefetch(packet.storage)   // its header and reference count, and the first bytes
             meshconform_prefetch(packet.storage + 64)
-        case .timer(let owner, _, _):
+        case .timer(let owner, _, _), .ownTimer(let owner, _, _, _, _):
             node = owner
             // A timer is most often a relay firing: its sends read the node's link ends, an
             // array of its own (the outer array's element read as the reference it is; its
@@ -219,6 +258,8 @@ struct SimulationRun<N: SimNode> {
             if let timer { timers.prefetch(Self.timerKey(Int(node), timer.raw)) }
         case .timer(let node, let id, _):
             timers.prefetch(Self.timerKey(Int(node), id))
+            nodes.withUnsafeMutableBufferPointer { $0[Int(node)].prefetch(for: .timer(TimerID(id))) }
+        case .ownTimer(let node, _, let id, _, _):
             nodes.withUnsafeMutableBufferPointer { $0[Int(node)].prefetch(for: .timer(TimerID(id))) }
         default: return
         }
@@ -252,6 +293,10 @@ struct SimulationRun<N: SimNode> {
             // One lookup for the check and the removal (the table is large: each is a miss).
             guard alive[v], let record = timers.removeValue(forKey: Self.timerKey(v, id), if: { $0.token == token }) else { return }
             handle(v, .timer(TimerID(id)), kind: record.isRelay ? .relayTimer : .other, tag: record.tag)
+        case .ownTimer(let node, let life, let id, let tag, let isRelay):
+            let v = Int(node)
+            guard isLive(ownTimer: v, life: life, id: id, isRelay: isRelay) else { return }
+            handle(v, .timer(TimerID(id)), kind: isRelay ? .relayTimer : .other, tag: tag)
         case .inject(let index):
             inject(Int(index))
         case .churn(let index):
@@ -346,14 +391,27 @@ struct SimulationRun<N: SimNode> {
                         sent += 1
                         transmit(from: v, bytes, on: link.raw, tag: tag)
                     case .setTimer(let id, let at):
-                        nextToken &+= 1
                         let isRelay = traced && kind == .received
-                        let record = TimerRecord(token: nextToken, tag: tag, isRelay: isRelay)
-                        if let old = timers.updateValue(record, forKey: Self.timerKey(v, id.raw)), old.isRelay { metrics.relaysCancelled += 1 }
                         if isRelay { metrics.relaysScheduled += 1 }
-                        queue.schedule(.timer(node: Int32(v), id: id.raw, token: nextToken), at: max(at.nanoseconds, now))
+                        if freshTimers[v] {
+                            // No timer of this id to replace: nothing to record or look up.
+                            precondition(id.raw > lastTimerID[v], "node \(v) set timer \(id.raw) after \(lastTimerID[v]), but says its timer ids are fresh")
+                            lastTimerID[v] = id.raw
+                            let event = SimEvent.ownTimer(node: Int32(v), life: Int32(truncatingIfNeeded: generation[v]), id: id.raw, tag: tag, isRelay: isRelay)
+                            queue.schedule(event, at: max(at.nanoseconds, now))
+                        } else {
+                            nextToken &+= 1
+                            let record = TimerRecord(token: nextToken, tag: tag, isRelay: isRelay)
+                            if let old = timers.updateValue(record, forKey: Self.timerKey(v, id.raw)), old.isRelay { metrics.relaysCancelled += 1 }
+                            queue.schedule(.timer(node: Int32(v), id: id.raw, token: nextToken), at: max(at.nanoseconds, now))
+                        }
                     case .cancelTimer(let id):
-                        if let old = timers.removeValue(forKey: Self.timerKey(v, id.raw)), old.isRelay { metrics.relaysCancelled += 1 }
+                        if freshTimers[v] {
+                            // Pending, by the node's promise: its event finds the mark (`isLive`).
+                            cancelled.updateValue((), forKey: Self.cancelKey(v, life: Int32(truncatingIfNeeded: generation[v]), id.raw))
+                        } else if let old = timers.removeValue(forKey: Self.timerKey(v, id.raw)), old.isRelay {
+                            metrics.relaysCancelled += 1
+                        }
                     case .deliver(let message):
                         recordDelivery(at: v, message, tag: tag)
                     case .disconnect(let link):
@@ -502,6 +560,8 @@ struct SimulationRun<N: SimNode> {
             componentOf = nil
             generation[v] += 1
             nodes[v] = makeNode(spec(for: v))
+            freshTimers[v] = nodes[v].timerIDsAreFresh
+            lastTimerID[v] = 0
             for end in linkEnds[v] where edgePresent[Int(end.edge)] && alive[Int(end.peer)] {
                 handle(Int(end.peer), .linkUp(LinkID(Int(end.peerLink)), peer: addresses[v]), kind: .other, tag: .background)
             }
@@ -552,7 +612,7 @@ struct SimulationRun<N: SimNode> {
         m.duplicateRatio = m.copiesReceived == 0 ? 0 : Double(m.duplicateCopies) / Double(m.copiesReceived)
         let sentMessages = m.messages - m.messagesNotSent
         m.transmissionsPerMessage = sentMessages == 0 ? 0 : Double(m.messageTransmissions) / Double(sentMessages)
-        m.relaysPending = timers.values.filter(\.isRelay).count
+        m.relaysPending += timers.values.filter(\.isRelay).count
         m.relayExecutionRatio = m.relaysScheduled == 0 ? 1 : Double(m.relaysExecuted) / Double(m.relaysScheduled)
         let sortedLatency = latencies.sorted()
         m.latencyP50Ms = percentile(sortedLatency, 0.50).map { Double($0) / 1e6 }
