@@ -258,9 +258,9 @@ struct SimulationRun<N: SimNode> {
             if let timer { timers.prefetch(Self.timerKey(Int(node), timer.raw)) }
         case .timer(let node, let id, _):
             timers.prefetch(Self.timerKey(Int(node), id))
-            nodes.withUnsafeMutableBufferPointer { $0[Int(node)].prefetch(for: .timer(TimerID(id))) }
+            _ = nodes.withUnsafeMutableBufferPointer { $0[Int(node)].prefetch(for: .timer(TimerID(id))) }
         case .ownTimer(let node, _, let id, _, _):
-            nodes.withUnsafeMutableBufferPointer { $0[Int(node)].prefetch(for: .timer(TimerID(id))) }
+            _ = nodes.withUnsafeMutableBufferPointer { $0[Int(node)].prefetch(for: .timer(TimerID(id))) }
         default: return
         }
     }

@@ -101,6 +101,11 @@ struct RelayEngine: DialectEngine {
     /// Set by a path that returns having changed nothing (a duplicate, a packet on a link not
     /// ours), so `handle` need not count the state again.
     private var stateUnchanged = false
+    /// Set by a path that changes only the de-dup caches and the scheduler (a beacon heard, a
+    /// relay gone out), so `handle` counts only those again: `countState()` reads fields past
+    /// the lines the simulator loads ahead (the beacon timer, the ack tables, two dictionaries'
+    /// storage), a wait of its own on most events of a large mesh.
+    private var onlyQueuesChanged = false
     private var crashed = false
     /// The links up, ascending (at most 7, RELAY-R11): a sorted array, so relaying to all of
     /// them needs no sort and no hashing.
@@ -169,6 +174,7 @@ struct RelayEngine: DialectEngine {
     /// paths most events of a mesh take (a beacon heard, a relay's timer) append in place.
     mutating func handle(_ event: NodeEvent, at now: Instant, appendingTo actions: inout [NodeAction]) {
         guard !crashed else { return }
+        let waiting = scheduler.count
         switch event {
         case .received(let bytes, let link): receive(bytes, on: link, at: now, appendingTo: &actions)
         case .linkUp(let link, _, _): actions.appendAll(linkUp(link, at: now))
@@ -177,10 +183,17 @@ struct RelayEngine: DialectEngine {
         case .command(.send(let payload, let destination)): actions.appendAll(originate(payload, to: destination, at: now))
         }
         if stateUnchanged {
-            stateUnchanged = false
+            // Nothing to count.
+        } else if onlyQueuesChanged {
+            stateSize.dedupEntries = seen.footprint + lastSeq.footprint
+            stateSize.scheduledRelays = scheduler.relays
+            stateSize.timers += scheduler.count - waiting   // the beacon timer as it was
+            assert(stateSize == countState(), "a path marked onlyQueuesChanged changed more")
         } else {
             stateSize = countState()
         }
+        stateUnchanged = false
+        onlyQueuesChanged = false
     }
 
     /// `Node.prefetch(for:)`: for a packet, the links (read first) and, for a beacon in its
@@ -257,6 +270,7 @@ struct RelayEngine: DialectEngine {
 
     private mutating func timer(_ id: TimerID, at now: Instant, appendingTo actions: inout [NodeAction]) {
         if let relay = scheduler.fire(id) {
+            onlyQueuesChanged = true
             // Its sends on those of its links still up: all of them while the links are the
             // array they were (no link came or went since; the usual case), else each looked up.
             if relay.links.withUnsafeBufferPointer({ $0.baseAddress }) == links.withUnsafeBufferPointer({ $0.baseAddress }) {
@@ -486,6 +500,7 @@ struct RelayEngine: DialectEngine {
             stateUnchanged = true
             return
         }
+        onlyQueuesChanged = true
         let key = SeenKey.beacon(origin: beacon.origin, seqNo: beacon.seqNo)
         // RELAY-R10.2: duplicate by cache or by lastSeq (forgotten 300 s after its last update).
         if !faults.contains(.noDedup) {
