@@ -67,8 +67,8 @@ public struct TimerTable<Value> {
         slots.withUnsafeBufferPointer { meshconform_prefetch($0.baseAddress.unsafelyUnwrapped + Self.home(of: key, mask: mask)) }
     }
 
-    /// Starts loading what `insert(_:forNewKey: key)` reads: the slot where it looks first and
-    /// the storage's header (checked before a write).
+    /// Starts loading what an insert or removal of `key` reads: the slot where it looks first
+    /// and the storage's header (its count, checked by every access to a slot).
     @inlinable public mutating func prefetchInsert(_ key: Key) {
         guard mask >= 0 else { return }
         prefetch(key)

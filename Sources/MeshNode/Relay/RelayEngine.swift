@@ -198,7 +198,8 @@ struct RelayEngine: DialectEngine {
 
     /// `Node.prefetch(for:)`: for a packet, the links (read first) and, for a beacon in its
     /// canonical form (most of what a node hears), the slots of its `seen` and `lastSeq`
-    /// entries; for a timer, its pending relay. Mutating as `Node.prefetch(for:)` is (no copy).
+    /// entries; for a timer, its pending relay and the links. Mutating as `Node.prefetch(for:)`
+    /// is (no copy).
     /// A packet may set a timer (a relay's jitter, an ack's): the id it would take.
     mutating func prefetch(for upcoming: UpcomingInput) -> TimerID? {
         switch upcoming {
@@ -213,6 +214,9 @@ struct RelayEngine: DialectEngine {
             return timers.upcoming
         case .timer(let id):
             scheduler.prefetch(id)
+            // A relay going out sends on the links it was queued with, most often this array
+            // (`Fanout.append`), whose count it reads first.
+            withUnsafeMutablePointer(to: &links) { meshconform_prefetch(UnsafeRawPointer($0).load(as: UnsafeRawPointer.self)) }
             return nil   // a relay firing sets none; a beacon's next timer is one in 2 s per node
         }
     }
