@@ -127,11 +127,9 @@ struct RelayScheduler<Key: Hashable, Sends: ScheduledSends> {
         return [.cancelTimer(id)]
     }
 
-    /// Starts loading what queueing a relay under `id` (the next timer id) writes.
-    mutating func prefetchRelay(_ id: TimerID) { pending.prefetchInsert(Self.key(id)) }
-
-    /// Starts loading what `fire(id)` reads first: its entry's slot and the table's header.
-    mutating func prefetch(_ id: TimerID) { pending.prefetchInsert(Self.key(id)) }
+    /// Starts loading what queueing a relay under `id` (the next timer id) writes, or what
+    /// `fire(id)` reads first: the entry's slot and the table's header.
+    mutating func prefetch(_ id: TimerID) { pending.prefetchEntry(Self.key(id)) }
 
     /// A timer fired: the relay's sends if it was one of ours, nil otherwise.
     mutating func fire(_ id: TimerID) -> Sends? {

@@ -69,7 +69,7 @@ public struct TimerTable<Value> {
 
     /// Starts loading what an insert or removal of `key` reads: the slot where it looks first
     /// and the storage's header (its count, checked by every access to a slot).
-    @inlinable public mutating func prefetchInsert(_ key: Key) {
+    @inlinable public mutating func prefetchEntry(_ key: Key) {
         guard mask >= 0 else { return }
         prefetch(key)
         withUnsafeMutablePointer(to: &slots) { meshconform_prefetch(UnsafeRawPointer($0).load(as: UnsafeRawPointer.self)) }

@@ -518,7 +518,7 @@ struct RelayEngine: DialectEngine {
             // large mesh what those writes read first are misses; started together, they overlap.
             seen.prefetchInsert()
             lastSeq.prefetchInsert()
-            scheduler.prefetchRelay(timers.upcoming)
+            scheduler.prefetch(timers.upcoming)
             if let last = lastSeq.value(for: beacon.origin, at: now), last >= beacon.seqNo {
                 stateUnchanged = true
                 return
