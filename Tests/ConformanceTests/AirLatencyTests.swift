@@ -16,11 +16,13 @@ import Testing
         return (try? Runner(capabilities: capabilities, driver: driver).run(checks)) ?? []
     }
 
-    /// The evidence of session 6's stability run (DDP/BV-01, blemesh, load 30), replayed: with
-    /// windows fixed, the late relay is taken for none; over the air the check waits for it.
+    /// The evidence of a stability run (DDP/BV-01, blemesh, load 30), replayed: with windows
+    /// fixed, the late relay is taken for none (INCONC: de-duplication cannot be seen without
+    /// a first relay); over the air the check waits for it.
     @Test func aLateRelayIsWaitedForOverTheAirAndOnlyThere() throws {
         let fixed = try #require(Self.run(["DDP/BV-01"], .blemesh, delay: .milliseconds(650), overTheAir: false).first)
-        #expect(fixed.verdict == .fail && fixed.reason == "the first copy was not relayed (cannot judge de-duplication)")
+        #expect(fixed.verdict == .inconclusive && fixed.inconclusiveCause == .premise, "\(fixed.reason ?? "")")
+        #expect(fixed.reason?.hasPrefix("cannot judge: the first copy was not relayed") == true)
         let air = try #require(Self.run(["DDP/BV-01"], .blemesh, delay: .milliseconds(650), overTheAir: true).first)
         #expect(air.verdict == .pass, "\(air.reason ?? "")")
         #expect(air.evidence.contains { $0.summary.hasPrefix("over the air: what the check waits for came") })
@@ -37,8 +39,8 @@ import Testing
 
     /// A relay that never comes is still missing: the check has waited the air's allowance.
     @Test func aMissingRelayFailsAfterTheAirsAllowance() throws {
-        let result = try #require(Self.run(["DDP/BV-01"], .blemesh, delay: .seconds(3), overTheAir: true).first)
-        #expect(result.verdict == .fail)
+        let result = try #require(Self.run(["RLY/BV-06"], .blemesh, delay: .seconds(3), overTheAir: true).first)
+        #expect(result.verdict == .fail && result.reason == "not relayed", "\(result.reason ?? "")")
         #expect(result.evidence.contains { $0.summary.hasPrefix("over the air: listened 2.0 seconds past the window") })
     }
 

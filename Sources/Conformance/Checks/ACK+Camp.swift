@@ -58,6 +58,9 @@ extension ACK {
         let camp = try t.probe(CampProbe.self)
         // 1. Two testers link to the DUT.
         try t.connect(2)
+        //    Baseline: a fresh message from T1 is relayed and recognised before any stimulus,
+        //    so the liveness probe at the end can tell "stopped" from "never seen".
+        try t.establishBaseline()
         _ = try t.dutAddress()   // needed below: NA while the DUT's own id is unknown
         // 2. T1 sends S1's confirmation, addressed to the DUT, of an id the DUT never used.
         try t.send(camp.confirmation(of: camp.newID(), to: .dut, by: .stranger(1)), from: 1)

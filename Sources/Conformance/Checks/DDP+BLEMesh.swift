@@ -10,6 +10,9 @@ extension DDP {
         let probe = try t.probe(BLEMeshProbe.self)
         // 1. Three testers link to the DUT.
         try t.connect(3)
+        //    Baseline: a fresh message from T1 is relayed and recognised before any stimulus,
+        //    so the liveness probe at the end can tell "stopped" from "never seen".
+        try t.establishBaseline()
         // 2. T1 sends a broadcast from S1 with ttl 1: delivered, not relayed.
         let spent = try t.message(MessageSpec(from: .stranger(1), to: nil, ttl: 1))
         try t.send(spent, from: 1)

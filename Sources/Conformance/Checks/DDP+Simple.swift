@@ -17,6 +17,9 @@ extension DDP {
         let probe = try t.probe(SimpleProbe.self)
         // 1. Two testers link to the DUT (two links: the DUT relays with probability 1).
         try t.connect(2)
+        //    Baseline: a fresh message from T1 is relayed and recognised before any stimulus,
+        //    so the liveness probe at the end can tell "stopped" from "never seen".
+        try t.establishBaseline()
         // 2. T1 sends a message from S1, and at once, inside the 10 ms before any relay may
         //    leave, T2 sends the copy it relayed itself (relayCount 1, lastRelay T2, ttl 4).
         let sent = try t.message(MessageSpec(from: .stranger(1), to: nil))

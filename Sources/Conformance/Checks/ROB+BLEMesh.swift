@@ -13,6 +13,9 @@ extension ROB {
     private static func surviveSets(_ t: CheckContext, _ inputs: [(what: String, message: ProbeMessage, units: [[UInt8]])]) throws {
         try t.connect(2)
         _ = try t.observe(for: t.parameters.answerPeriod)   // link-up ANNOUNCEs
+        //    Baseline: a fresh message from T1 is relayed and recognised before any stimulus,
+        //    so the liveness probe at the end can tell "stopped" from "never seen".
+        try t.establishBaseline()
         for input in inputs {
             for unit in input.units { try t.write(unit, from: 1, what: "\(input.what): \(t.probe.describe(unit))") }
             let seen = try t.observe(for: t.parameters.quietPeriod)

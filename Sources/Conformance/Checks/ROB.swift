@@ -98,6 +98,9 @@ enum ROB {
                             dialects: [.relay], needs: [.relay, .acks, .links(2)], rules: ["RELAY-R4.1", "RELAY-W5", "RELAY-R12"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
+        //    Baseline: a fresh message from T1 is relayed and recognised before any stimulus,
+        //    so the liveness probe at the end can tell "stopped" from "never seen".
+        try t.establishBaseline()
         // 2. The tester builds a genuine frame from a stranger to the DUT, and forgeries with
         //    the same header (same origin and seq) and a body that does not open: a broken
         //    tag, a body sealed by another stranger, a body too short for nonce and tag.
@@ -134,6 +137,9 @@ enum ROB {
         var rng = SeededRandom(seed: t.seed)
         // 1. Two testers link to the DUT.
         try t.connect(2)
+        //    Baseline: a fresh message from T1 is relayed and recognised before any stimulus,
+        //    so the liveness probe at the end can tell "stopped" from "never seen".
+        try t.establishBaseline()
         // 2. T1 writes 64 inputs from the check's seed: half random bytes of random length,
         //    half valid units with a few bytes flipped, dropped or inserted, the first of them
         //    cut in half so that every seed holds a truncated unit. Some may decode and be
@@ -171,13 +177,16 @@ enum ROB {
                             dialects: [.relay], needs: [.relay, .links(2)], rules: ["RELAY-W3", "RELAY-R7.2", "RELAY-R12"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
+        //    Baseline: a fresh message from T1 is relayed and recognised before any stimulus,
+        //    so the liveness probe at the end can tell "stopped" from "never seen".
+        try t.establishBaseline()
         // 2. T1 sends a frame for a stranger; the DUT relays it to T2, so an ack naming its
         //    seq would be routable back to L1.
         let sent = try t.message(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination))
         try t.send(sent, from: 1)
         let first = try t.observe(for: t.parameters.quietPeriod) { !t.copies(of: sent, in: $0).isEmpty }
-        try t.expect(!t.copies(of: sent, in: first).isEmpty, "the frame was not relayed (cannot judge)",
-                     expected: "a relay on L2", seen: t.summary(first))
+        try t.require(!t.copies(of: sent, in: first).isEmpty, "the frame was not relayed, so no ack for it is routable",
+                      judgedBy: "RLY/BV-01", seen: t.summary(first))
         // 3. T2 writes malformed acks naming that seq: a trailing byte (the app accepts it),
         //    a 7- and a 9-byte header, a headerLen of 8 over 4 bytes.
         let id = RelayAck(seq: sent.sequence).encoded()
@@ -211,6 +220,9 @@ enum ROB {
                             dialects: [.relay], needs: [.relay, .acks, .links(2)], rules: ["RELAY-R4.1", "RELAY-R12"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
+        //    Baseline: a fresh message from T1 is relayed and recognised before any stimulus,
+        //    so the liveness probe at the end can tell "stopped" from "never seen".
+        try t.establishBaseline()
         // 2. T1 sends a frame addressed to the DUT from an origin no one introduced, with a
         //    body shaped like a sealed one (nonce, 16 bytes, tag).
         // (Both the origin and the seq are this check's alone: a DUT that kept this frame from
@@ -245,6 +257,9 @@ enum ROB {
     static func survive(_ t: CheckContext, _ inputs: [(String, [UInt8])], nothingRelayed: Bool = true,
                                 nothingRebroadcast beaconOrigin: UUID? = nil) throws {
         try t.connect(2)
+        //    Baseline: a fresh message from T1 is relayed and recognised before any stimulus,
+        //    so the liveness probe at the end can tell "stopped" from "never seen".
+        try t.establishBaseline()
         for (what, bytes) in inputs {
             try t.write(bytes, from: 1, what: "\(what): \(t.probe.describe(bytes))")
             let seen = try t.observe(for: t.parameters.quietPeriod)

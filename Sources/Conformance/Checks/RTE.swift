@@ -86,8 +86,8 @@ enum RTE {
         let request = probe.routeRequest(from: .stranger(1), for: .stranger(2), path: [.stranger(1), .tester(1)])
         try t.send(probe.control(.routeRequest(request), from: .tester(1), ttl: 2), from: 1)
         let first = try t.observe(for: t.parameters.answerPeriod) { heard(t, .routeRequest, in: $0).contains { $0.link == LinkID(2) } }
-        try t.expect(heard(t, .routeRequest, in: first).contains { $0.link == LinkID(2) },
-                     "the first RREQ was not forwarded (cannot judge)", expected: "an RREQ on L2", seen: t.summary(first))
+        try t.require(heard(t, .routeRequest, in: first).contains { $0.link == LinkID(2) },
+                      "the first RREQ was not forwarded", judgedBy: "RTE/BV-02", seen: t.summary(first))
         // 3. T2 forwards the same request, as it came the long way round via S3: same requestID,
         //    hopPath [S1, S3, T2], in T2's own envelope (so only the requestID repeats).
         var again = request
@@ -373,8 +373,8 @@ enum RTE {
         let before = try t.message(MessageSpec(from: .stranger(1), to: .stranger(2)))
         try t.send(before, from: 1)
         let routed = try t.observe(for: t.parameters.quietPeriod)
-        try t.expect(t.copies(of: before, in: routed).map(\.link) == [LinkID(2)], "the learnt route was not used (cannot judge)",
-                     expected: "one relay on L2", seen: t.summary(routed))
+        try t.require(t.copies(of: before, in: routed).map(\.link) == [LinkID(2)], "the learnt route was not used, so dropping it cannot be seen",
+                      judgedBy: "RTE/BV-07", seen: t.summary(routed))
         // 3. T1 reports T2 unreachable: an RERR from T1 with unreachableID T2.
         let error = probe.routeError(unreachable: .tester(2), reporter: .tester(1), affected: [.tester(2), .stranger(2)])
         try t.send(probe.control(.routeError(error), from: .tester(1), ttl: 2), from: 1)

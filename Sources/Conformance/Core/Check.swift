@@ -39,9 +39,33 @@ public struct CheckFailed: Error, Sendable {
     public var seen: String
 }
 
-/// The tester could not decide: INCONC.
+/// The tester could not decide: INCONC, with why by type.
 public struct CheckInconclusive: Error, Sendable {
+    /// Why the tester could not decide: never the DUT breaking a rule (that is a FAIL).
+    public enum Cause: String, Sendable, Codable {
+        /// The check's wait runs past its budget, or the run's time limit.
+        case budget
+        /// What the check builds on did not happen (the first copy was not relayed): the rule it
+        /// judges cannot be seen; the check that judges the premise itself FAILs it.
+        case premise
+        /// The tester recognised nothing of what the DUT sent before the stimulus (no baseline):
+        /// it cannot tell "stopped" from "never seen".
+        case noBaseline
+        /// A delay over the air that the hosts' load may explain.
+        case airLatency
+        /// The operator at the bench did not answer, or could not do what was asked.
+        case noOperatorAnswer
+        /// The DUT became unreachable, or a link could not be made.
+        case unreachable
+        /// What the DUT did was seen but does not decide the rule (crowding, too few samples).
+        case undecided
+    }
     public var reason: String
+    public var cause: Cause
+    public init(reason: String, cause: Cause = .undecided) {
+        self.reason = reason
+        self.cause = cause
+    }
 }
 
 /// The check does not apply to this DUT: NA.

@@ -33,6 +33,8 @@ public final class CheckContext {
     /// What the DUT did while `connect` waited for its link-up traffic to end: the next
     /// `observe` returns it first, so nothing the DUT sent goes unjudged.
     private var held: [DUTOutput] = []
+    /// A relay of a fresh message was recognised before the stimulus (`establishBaseline`).
+    private var baselineEstablished = false
     /// This check's seed (the run's `--seed` mixed with the check id): random stimuli such
     /// as ROB garbage come from it, so a run is reproducible and `--seed` varies them.
     public let seed: UInt64
@@ -233,7 +235,7 @@ public final class CheckContext {
         record(.toDUT, nil, payload, "upper tester: send \(payload.count) bytes to \(address.map(\.description) ?? "everyone")")
         if let upperTester {
             guard try ask(upperTester, .send(text: Self.promptText(payload), to: address?.description)) != 0 else {
-                throw CheckInconclusive(reason: "the operator could not have the device's app send the message")
+                throw CheckInconclusive(reason: "the operator could not have the device's app send the message", cause: .noOperatorAnswer)
             }
             return
         }
@@ -251,7 +253,7 @@ public final class CheckContext {
         case .yes: return 1
         case .no: return 0
         case .count(let n): return n
-        case .none(let reason): throw CheckInconclusive(reason: "no answer from the operator (\(reason)) to: \(prompt)")
+        case .none(let reason): throw CheckInconclusive(reason: "no answer from the operator (\(reason)) to: \(prompt)", cause: .noOperatorAnswer)
         }
     }
 
@@ -264,7 +266,7 @@ public final class CheckContext {
         guard deadline <= budgetEnd else {
             let budget = budgetEnd == declaredBudgetEnd ? "its budget of \(capabilities.checkBudgetSeconds) s"
                 : "its budget of \(capabilities.checkBudgetSeconds) s as raised for its own work to \(Self.ms(budgetEnd - start))"
-            throw CheckInconclusive(reason: "the check needs to wait \(span) more, past \(budget) (raise checkBudgetSeconds in the capabilities file)")
+            throw CheckInconclusive(reason: "the check needs to wait \(span) more, past \(budget) (raise checkBudgetSeconds in the capabilities file)", cause: .budget)
         }
         let outputs = held + (try session.wait(until: deadline))
         held.removeAll()
@@ -341,7 +343,17 @@ public final class CheckContext {
         throw CheckFailed(reason: reason(), expected: expected(), seen: seen())
     }
 
-    public func inconclusive(_ reason: String) -> CheckInconclusive { CheckInconclusive(reason: reason) }
+    public func inconclusive(_ reason: String, cause: CheckInconclusive.Cause = .undecided) -> CheckInconclusive {
+        CheckInconclusive(reason: reason, cause: cause)
+    }
+
+    /// INCONC unless `premise` holds: what the check builds on (the first copy relayed, the
+    /// first RREQ forwarded) did not happen, so the rule it judges cannot be seen. Never a FAIL:
+    /// the check that judges the premise itself (`judgedBy`) FAILs a DUT that breaks it.
+    public func require(_ premise: Bool, _ what: @autoclosure () -> String, judgedBy: String, seen: @autoclosure () -> String) throws {
+        guard !premise else { return }
+        throw CheckInconclusive(reason: "cannot judge: \(what()) (\(judgedBy) judges that); seen: \(seen())", cause: .premise)
+    }
 
     /// FAIL if the DUT's answer took `delay`, past `window` of the parameters as the check began
     /// (widened by the latency of earlier checks' relays, not by this one's). Over the air the
@@ -353,7 +365,7 @@ public final class CheckContext {
         guard delay > limit else { return }
         let airLimit = declared[keyPath: window] + RelayLatencyBook.maxAirDelay
         if session.latencyVaries, delay <= airLimit {
-            throw CheckInconclusive(reason: "\(reason) after \(Self.ms(delay)), past \(Self.ms(limit)); over the air a delay up to \(Self.ms(airLimit)) may be the hosts' load, not the DUT's (docs/radio.md, \"Verdicts\")")
+            throw CheckInconclusive(reason: "\(reason) after \(Self.ms(delay)), past \(Self.ms(limit)); over the air a delay up to \(Self.ms(airLimit)) may be the hosts' load, not the DUT's (docs/radio.md, \"Verdicts\")", cause: .airLatency)
         }
         throw CheckFailed(reason: reason, expected: "within \(limit)", seen: "after \(delay)")
     }
@@ -465,18 +477,93 @@ extension CheckContext {
             }
         }.joined(separator: "; ")
     }
+}
 
-    /// The liveness probe of the ROB checks: a fresh valid message from tester 1 must still
-    /// be relayed toward tester 2 within the relay window.
+// MARK: - liveness
+
+/// What a liveness probe saw of a fresh valid message: the one judgement of "the DUT relays"
+/// that the checks' baseline, their liveness probe and the over-the-air fuzzer share.
+public enum LivenessJudgement: Sendable, Equatable {
+    /// A relay (or, where counted, an ack) of the message was recognised.
+    case relayed
+    /// Nothing was recognised, but the DUT sent units the tester could not decode: it may be
+    /// relaying in a form the tester cannot read ("3 units undecodable (trailingBytes)").
+    case unrecognised(String)
+    /// Nothing recognised and nothing undecodable: the DUT said nothing.
+    case silent
+
+    /// What was seen, for reasons: "nothing", or the undecodable units.
+    public var seen: String {
+        switch self {
+        case .relayed: "a relay"
+        case .unrecognised(let what): what
+        case .silent: "nothing from the DUT"
+        }
+    }
+}
+
+extension CheckContext {
+    /// Judges `seen` for a relay of `message` on a link other than tester 1's (or an ack of it,
+    /// with `countingAcks`).
+    public func liveness(of message: ProbeMessage, in seen: [Observation], countingAcks: Bool = false) -> LivenessJudgement {
+        if copies(of: message, in: seen).contains(where: { $0.link != LinkID(1) }) { return .relayed }
+        if countingAcks, !acks(of: message, in: seen).isEmpty { return .relayed }
+        let undecodable = seen.compactMap { o -> String? in if case .malformed(let e)? = o.packet { e.code.rawValue } else { nil } }
+        guard !undecodable.isEmpty else { return .silent }
+        let codes = Dictionary(grouping: undecodable, by: { $0 }).map { "\($0.key) \($0.value.count)" }.sorted().joined(separator: ", ")
+        return .unrecognised("\(undecodable.count) unit\(undecodable.count == 1 ? "" : "s") undecodable (\(codes))")
+    }
+
+    /// Tester 1 sends fresh valid messages for another node from `origin` (more than one only
+    /// where the page lets a node skip a relay by chance) and judges whether the DUT relays them.
+    /// The baseline and the probe after the stimulus come from different strangers, so a DUT
+    /// that takes a new message from a known origin for a duplicate (DDP/BV-03 judges that) is
+    /// not read as one that stopped relaying.
+    private func probeRelaying(_ label: String, from origin: Party) throws -> (LivenessJudgement, [Observation]) {
+        let attempts = parameters.relayMaySkip ? 8 : 1
+        var last: (LivenessJudgement, [Observation]) = (.silent, [])
+        for _ in 1...attempts {
+            let probeMessage = try message(MessageSpec(from: origin, to: probe.relayedDestination))
+            try send(probeMessage, from: 1)
+            let seen = try observe(for: parameters.quietPeriod) { self.copies(of: probeMessage, in: $0).contains { $0.link != LinkID(1) } }
+            last = (liveness(of: probeMessage, in: seen), seen)
+            if last.0 == .relayed { return last }
+        }
+        note("\(label): no relay recognised of \(attempts) fresh message\(attempts == 1 ? "" : "s")")
+        return last
+    }
+
+    /// The baseline of a liveness probe, taken before the check's stimulus: the tester proves
+    /// it recognises the DUT's relay of a fresh valid message on these links. Without it a
+    /// later "no relay" could be the tester's blindness, not the DUT's silence: INCONC.
+    public func establishBaseline() throws {
+        note("baseline: a fresh valid message must be relayed, and recognised, before the stimulus")
+        let (judgement, seen) = try probeRelaying("baseline", from: .stranger(8))
+        guard judgement == .relayed else {
+            throw CheckInconclusive(reason: "no relay recognised before the stimulus: \(judgement.seen) (seen: \(summary(seen))); the check cannot tell a DUT that stops relaying from one whose relays the tester cannot read (RLY/BV-01 judges relaying)",
+                                    cause: .noBaseline)
+        }
+        baselineEstablished = true
+    }
+
+    /// The liveness probe after a stimulus (`establishBaseline` must have come before it): a
+    /// fresh valid message from tester 1 must still be relayed toward tester 2 within the relay
+    /// window. Nothing at all is a FAIL: the baseline showed the tester sees this DUT's relays.
+    /// Units the tester cannot decode where it decoded the baseline's are INCONC: the DUT said
+    /// something, not what.
     public func expectStillRelaying(after what: String) throws {
+        guard baselineEstablished else { throw TesterError("\(checkID) probes liveness without a baseline (establishBaseline before the stimulus)") }
         note("liveness probe after \(what)")
-        let probeMessage = try message(MessageSpec(from: .stranger(9), to: probe.relayedDestination))
-        try send(probeMessage, from: 1)
-        let seen = try observe(for: parameters.quietPeriod) { self.copies(of: probeMessage, in: $0).contains { $0.link != LinkID(1) } }
-        let relayed = copies(of: probeMessage, in: seen).filter { $0.link != LinkID(1) }
-        try expect(!relayed.isEmpty, "the DUT stopped relaying after \(what)",
-                   expected: "a fresh valid message relayed within \(parameters.relayWindow.upperBound)",
-                   seen: summary(seen))
+        let (judgement, seen) = try probeRelaying("liveness probe", from: .stranger(9))
+        switch judgement {
+        case .relayed: return
+        case .unrecognised(let units):
+            throw CheckInconclusive(reason: "after \(what) the DUT's answers to a fresh message were not recognised: \(units), where its relay before the stimulus was", cause: .undecided)
+        case .silent:
+            throw CheckFailed(reason: "the DUT stopped relaying after \(what)",
+                              expected: "a fresh valid message relayed within \(parameters.relayWindow.upperBound), as it was before the stimulus",
+                              seen: summary(seen))
+        }
     }
 }
 

@@ -82,12 +82,13 @@ public struct DialectParameters: Sendable {
         }
     }
 
-    /// The same windows with `slack` added to every upper bound (and taken off lower bounds).
+    /// The same windows with `slack` added to every upper bound. Lower bounds stay the page's:
+    /// a pipe, a host or a radio only ever delays a relay, so one earlier than the page's
+    /// minimum delay is the DUT's, whatever slack it declares (docs/checks.md, "Verdicts").
     public func widened(by slack: Duration) -> DialectParameters {
         guard slack > .zero else { return self }
         var p = self
-        let low = max(.zero, relayWindow.lowerBound - slack)
-        p.relayWindow = low ... relayWindow.upperBound + slack
+        p.relayWindow = relayWindow.lowerBound ... relayWindow.upperBound + slack
         p.responseWindow += slack
         return p
     }

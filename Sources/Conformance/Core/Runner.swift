@@ -72,7 +72,7 @@ public struct Runner {
         let started = ContinuousClock.now
         guard started - runStart <= timeLimit else {
             return CheckResult(id: check.id, purpose: check.purpose, dialect: capabilities.dialect, verdict: .inconclusive,
-                               reason: "not run: the run's time limit of \(timeLimit) was reached")
+                               reason: "not run: the run's time limit of \(timeLimit) was reached", inconclusiveCause: .budget)
         }
         var result = try attempt(check, index: index, identity: identity, latency: latency)
         result.wallSeconds = (ContinuousClock.now - started).seconds
@@ -168,6 +168,7 @@ public struct Runner {
         } catch let e as LinkFailure {
             result.verdict = .inconclusive
             result.reason = e.description
+            result.inconclusiveCause = .unreachable
             return result
         } catch {
             result.verdict = error is DUTFailure ? .fail : .error
@@ -188,6 +189,7 @@ public struct Runner {
         } catch let e as CheckInconclusive {
             result.verdict = .inconclusive
             result.reason = e.reason
+            result.inconclusiveCause = e.cause
         } catch let e as CheckNotApplicable {
             result.verdict = .notApplicable
             result.reason = e.reason
@@ -197,6 +199,7 @@ public struct Runner {
         } catch let e as LinkFailure {
             result.verdict = .inconclusive
             result.reason = e.description
+            result.inconclusiveCause = .unreachable
         } catch {
             result.verdict = .error
             result.reason = "tester error: \(error)"
@@ -211,6 +214,7 @@ public struct Runner {
             context.note("not a verdict on the DUT, which stopped answering: it would have \(wouldHave)")
             result.verdict = .inconclusive
             result.reason = "the DUT became unreachable during the check: \(why)"
+            result.inconclusiveCause = .unreachable
             result.expected = nil
             result.seen = nil
         }

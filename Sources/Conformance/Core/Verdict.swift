@@ -24,13 +24,16 @@ public struct CheckResult: Sendable {
     public var reason: String?
     public var expected: String?
     public var seen: String?
+    /// For an INCONC: why the tester could not decide, by type (never a rule the DUT broke).
+    public var inconclusiveCause: CheckInconclusive.Cause?
     /// Everything exchanged with the DUT during the check, in time order.
     public var evidence: [EvidenceEntry]
     /// Wall-clock seconds the check took.
     public var wallSeconds: Double
 
     public init(id: String, purpose: String, dialect: DialectName, verdict: Verdict, reason: String? = nil,
-                expected: String? = nil, seen: String? = nil, evidence: [EvidenceEntry] = [], wallSeconds: Double = 0) {
+                expected: String? = nil, seen: String? = nil, inconclusiveCause: CheckInconclusive.Cause? = nil,
+                evidence: [EvidenceEntry] = [], wallSeconds: Double = 0) {
         self.id = id
         self.purpose = purpose
         self.dialect = dialect
@@ -38,6 +41,7 @@ public struct CheckResult: Sendable {
         self.reason = reason
         self.expected = expected
         self.seen = seen
+        self.inconclusiveCause = inconclusiveCause
         self.evidence = evidence
         self.wallSeconds = wallSeconds
     }

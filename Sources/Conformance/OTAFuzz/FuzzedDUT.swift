@@ -116,23 +116,27 @@ final class FuzzedDUT {
     }
 
     /// The liveness probe: a fresh valid message from tester 1 must be relayed on another link
-    /// or acked within the dialect's answer period. A second message (addressed to the DUT
+    /// or acked within the dialect's answer period, judged as the checks judge it
+    /// (`CheckContext.liveness(of:in:countingAcks:)`). A second message (addressed to the DUT
     /// when it acks, so either duty counts) guards against one lost packet on a real radio.
+    /// The campaign's first probe is the baseline: a DUT whose relays the tester cannot
+    /// recognise ends it INCONC before any input, as the checks' baseline does.
     func liveness() throws(FuzzStopped) -> DUTDeath? {
         var seen: [String] = []
         let destinations: [Party?] = [context.probe.relayedDestination, context.capabilities.acks ? .dut : context.probe.relayedDestination]
+        var judgement = LivenessJudgement.silent
         for destination in destinations {
-            var alive = false
             if let death = try guarded({
                 let message = try livenessMessage(to: destination)
                 try context.send(message, from: 1)
                 let heard = try context.observe(for: context.parameters.answerPeriod)
-                alive = context.copies(of: message, in: heard).contains { $0.link != LinkID(1) } || !context.acks(of: message, in: heard).isEmpty
+                judgement = context.liveness(of: message, in: heard, countingAcks: true)
                 seen.append(context.summary(heard))
             }) { return death }
-            if alive { return nil }
+            if judgement == .relayed { return nil }
         }
-        return .silent("no relay or ack of \(destinations.count) fresh valid messages within \(context.parameters.answerPeriod) each (seen: \(seen.joined(separator: " / ")))")
+        let what = judgement == .silent ? "no relay or ack" : "no relay or ack recognised (\(judgement.seen))"
+        return .silent("\(what) of \(destinations.count) fresh valid messages within \(context.parameters.answerPeriod) each (seen: \(seen.joined(separator: " / ")))")
     }
 
     /// A liveness message to `destination`, with this campaign's next sequence number where the

@@ -34,6 +34,31 @@ public enum CatalogDocument {
             instead, except for a FAIL of the ROB checks, whose subject is surviving bad input
             (docs/radio.md, "Verdicts").
 
+            ## Verdicts
+
+            What each verdict promises, so a FAIL can be trusted without reading the check's code:
+
+            - **FAIL** names the rule the DUT broke, what the page expects and what the DUT did, with
+              every packet. It is never the tester's blindness: when the tester could not see what it
+              needed, the verdict is INCONC.
+            - **INCONC** carries its cause by type (`inconclusiveCause` in `--json`): `budget` (the wait
+              the check needs is past `checkBudgetSeconds`), `premise` (what the check builds on did
+              not happen, e.g. the first copy was not relayed, so de-duplication cannot be seen: the
+              reason names the check that judges the premise), `noBaseline` (no relay of the DUT was
+              recognised before the stimulus), `airLatency`, `noOperatorAnswer`, `unreachable`,
+              `undecided` (seen, but not enough to decide).
+            - **NA**: the dialect, the declared capabilities or the bench exclude the check.
+            - **The baseline.** A check that ends on "the DUT still relays after ..." first proves,
+              before its stimulus and on the same links, that the tester recognises the DUT's relay of
+              a fresh message. Without that, "nothing recognised" could be the tester's blindness (a
+              DUT whose relays do not decode, e.g. padded otherwise than the page says): INCONC
+              `noBaseline` with what was seen ("no relay recognised before the stimulus: 3 units
+              undecodable (trailingBytes)"), never FAIL "stopped relaying". The over-the-air fuzzer's
+              first liveness probe is the same baseline, judged by the same code.
+            - **The early bound.** `timingSlackMs` and the over-the-air allowances widen only the late
+              side of a window: a pipe or a radio only adds delay. A relay earlier than the page's
+              minimum delay FAILs RLY/BV-02 with the measured delay, whatever slack is declared.
+
             The *mutants* column lists the named mutants of the reference node (`--mutant NAME`) that this
             check FAILs, per dialect; every check PASSes against the reference node. `swift test` checks both.
 
@@ -82,7 +107,7 @@ public enum CatalogDocument {
         | `takesEpoch` | bool | true (false over the air) | the DUT takes the tester's `epoch` setting as its date; false: it runs on the real date and the tester stamps bitchat timestamps and peat emergencies with its wall clock |
         | `publicKey` | hex | assigned by the tester | relay: its X25519 public key, with `address` |
         | `dedupCapacity` | int | none (the built-in node declares its own: relay 2048 relayed frames, blemesh 4096, others 1000) | entries its de-duplication cache holds: DDP/BV-06 fails one below the page's minimum; DDP/BV-14 overflows a cache of exactly this size to see which entries go, and is NA without it |
-        | `timingSlackMs` | int | 0 (100 with `--dut-exec` and no file) | added to every timing window of the page |
+        | `timingSlackMs` | int | 0 (100 with `--dut-exec` and no file) | added to the late side of every timing window of the page (never to a minimum delay) |
         | `checkBudgetSeconds` | number | 30 (45 over the air; 3600 for the built-in node and with `clock` `tester`) | longest wait a check may make; longer is INCONC (DDP/BV-06 raises its own, up to 4 times, to carry its cache fill at the pace it measures) |
         | `linkMaxUnit` | bool | false (true for the built-in node and over the air) | the DUT takes `maxUnit` in the stdio `link-up` ([stdio-dut.md](stdio-dut.md) section 3) and fits every unit it sends on that link to it; over the air the tester sets the link's ATT_MTU itself. Without it FRG/BV-08 is NA |
         | `clock` | `wall` or `tester` | `wall` | whose clock a process DUT runs its timers on: its own, or the time the tester sends ([stdio-dut.md](stdio-dut.md) section 6.1); `tester` only with `--dut-exec` |

@@ -40,6 +40,7 @@ public enum JSONReport {
         if let v = r.reason { members.append(("reason", .string(v))) }
         if let v = r.expected { members.append(("expected", .string(v))) }
         if let v = r.seen { members.append(("seen", .string(v))) }
+        if let v = r.inconclusiveCause { members.append(("inconclusiveCause", .string(v.rawValue))) }
         return .object(members)
     }
 
