@@ -4,8 +4,9 @@ import Testing
 
 /// DDP/BV-14 (issue 15): past its capacity a cache forgets its oldest entries first. The check
 /// catches a node that evicts an arbitrary id (camp app row 2) naming the dialect's rule,
-/// passes the reference node fresh, with history and with background traffic, and is NA,
-/// never a guess, when the capacity is unknown or too large for the budget.
+/// passes the reference node fresh, with history and with background traffic, runs on the
+/// page's minimum capacity when none is declared, and is INCONC when the capacity is too large
+/// for the budget.
 @Suite struct EvictionOrderTests {
     static let check = CatalogTests.check("DDP/BV-14")
     static let rule: [DialectName: String] = [.relay: "RELAY-R3", .blemesh: "BLEMESH-R5", .bitchat: "BITCHAT-R3",
@@ -30,16 +31,36 @@ import Testing
         }
     }
 
-    @Test func naWithoutADeclaredCapacityOrPastTheBudget() {
+    /// Without a declaration the page's minimum decides: a node that evicts an arbitrary id
+    /// from a cache of the page's size FAILs with no capabilities file; the reference node
+    /// never FAILs (PASS, or INCONC where its cache is larger than the page's minimum and so
+    /// never overflowed). A cache too large for the budget is INCONC, by type.
+    @Test(arguments: DialectName.probed)
+    func decidedOnThePageMinimumWithoutADeclaration(_ dialect: DialectName) {
+        var unknown = Capabilities.referenceNode(dialect)
+        unknown.dedupCapacity = nil
+        let reference = Self.run(dialect, capabilities: unknown)
+        #expect(reference.verdict == .pass || (reference.verdict == .inconclusive && reference.reason?.contains("declare dedupCapacity") == true),
+                "\(dialect): \(reference.verdict) \(reference.reason ?? "")")
+        if dialect.referenceDedupCapacity == DialectParameters.of(dialect).dedupCapacity {
+            let arbitrary = Self.run(dialect, [.evictArbitrary], capabilities: unknown)
+            #expect(arbitrary.verdict == .fail, "\(dialect): \(arbitrary.verdict) \(arbitrary.reason ?? "")")
+            #expect(arbitrary.evidence.contains { $0.summary.contains("the page's minimum capacity") })
+        }
+    }
+
+    @Test func theCampPageDecidesRobotHeartsEviction() {
         var unknown = Capabilities.referenceNode(.camp)
         unknown.dedupCapacity = nil
-        let na = Self.run(.camp, capabilities: unknown)
-        #expect(na.verdict == .notApplicable && na.reason?.contains("dedupCapacity") == true, "\(na.reason ?? "")")
+        #expect(Self.run(.camp, [.evictArbitrary], capabilities: unknown).verdict == .fail)
+    }
+
+    @Test func inconclusivePastTheBudget() {
         var large = Capabilities.referenceNode(.camp)
         large.dedupCapacity = 1_000_000
         large.checkBudgetSeconds = 30
         let budget = Self.run(.camp, capabilities: large)
-        #expect(budget.verdict == .notApplicable && budget.reason?.contains("budget") == true, "\(budget.reason ?? "")")
+        #expect(budget.verdict == .inconclusive && budget.inconclusiveCause == .budget && budget.reason?.contains("budget") == true, "\(budget.reason ?? "")")
     }
 
     /// A declaration larger than the cache is the DUT's own statement proved false, not a guess.
