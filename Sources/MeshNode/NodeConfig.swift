@@ -109,6 +109,11 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case fragmentKeyByID = "fragment-key-by-id"
     case trustFragmentType = "trust-fragment-type"
     case noFragmentDedup = "no-fragment-dedup"
+    case randomPadding = "random-padding"
+    case lastPieceWins = "last-piece-wins"
+    case rescueLateFragments = "rescue-late-fragments"
+    case acceptStale = "accept-stale"
+    case shortDeliveryDedup = "short-delivery-dedup"
     // simple only: seed 000's relay controller (SIMPLE-R5 to R8).
     case noCancel = "no-cancel"
     case flatProbability = "flat-probability"
@@ -167,7 +172,8 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
             [.blemesh, .bitchat, .simple]
         case .noReassemblyExpiry:
             [.blemesh, .bitchat]
-        case .noTTLCap, .unpadFirst, .fragmentKeyByID, .trustFragmentType, .noFragmentDedup:
+        case .noTTLCap, .unpadFirst, .fragmentKeyByID, .trustFragmentType, .noFragmentDedup,
+             .randomPadding, .lastPieceWins, .rescueLateFragments, .acceptStale, .shortDeliveryDedup:
             [.bitchat]
         case .noCancel, .flatProbability, .noRelayFields, .noDenseCap:
             [.simple]
@@ -251,6 +257,11 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .fragmentKeyByID: "reassembles fragments by fragmentID alone, mixing two senders' fragments (BITCHAT-R8.1)"
         case .trustFragmentType: "dispatches a reassembled packet on the fragment header's unauthenticated originalType"
         case .noFragmentDedup: "exempts fragments from de-duplication: every copy is relayed again (bitchat app bug 5)"
+        case .randomPadding: "re-pads every relay with random bytes after the frame, not one PKCS#7 pad (BITCHAT-W7): no relay of it decodes"
+        case .lastPieceWins: "lets a repeated fragment index with other bytes replace the piece already held (BITCHAT-R8.5)"
+        case .rescueLateFragments: "keeps an incomplete assembly that is at least 75 % complete past the 30 s lifetime, so a late last fragment completes it (BITCHAT-R8.2)"
+        case .acceptStale: "takes packets of any age: no 120 s freshness window, so a packet 10 minutes old is delivered and relayed (BITCHAT-R4)"
+        case .shortDeliveryDedup: "remembers what it delivered for 10 s only: the same broadcast again after that reaches the app a second time (its relay de-duplication is intact; BITCHAT-R3, R9)"
         case .noCancel: "never cancels a scheduled relay when the message is heard again (SIMPLE-R8)"
         case .flatProbability: "relays with probability 1 whatever its degree (SIMPLE-R6)"
         case .noRelayFields: "relays with relayCount, isRelayed and lastRelay unchanged (SIMPLE-R4.3)"

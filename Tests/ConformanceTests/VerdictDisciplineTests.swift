@@ -21,15 +21,24 @@ import Testing
         return DialectName.probed.filter(check.dialects.contains).map { (id, $0) }
     }
 
-    /// A node whose every unit the tester cannot decode (as one that re-pads its relays with
-    /// random bytes is, in bitchat): the liveness checks cannot see it relay before the
-    /// stimulus, so they are INCONC for want of a baseline, never FAIL "stopped relaying".
+    /// A node whose every unit the tester can neither decode nor tie to a message by its bytes:
+    /// the liveness checks cannot see it relay before the stimulus, so they are INCONC for want
+    /// of a baseline, never FAIL "stopped relaying".
     @Test(arguments: livenessCases)
     func undecodableRelaysLeaveLivenessChecksInconclusive(_ id: String, _ dialect: DialectName) {
-        let result = Self.run(id, dialect, driver: RewritingDriver(.undecodable))
+        let result = Self.run(id, dialect, driver: RewritingDriver(.garbled))
         #expect(result.verdict == .inconclusive, "\(id) \(dialect): \(result.verdict) \(result.reason ?? "")")
         #expect(result.inconclusiveCause == .noBaseline, "\(id) \(dialect): \(result.reason ?? "")")
         #expect(result.reason?.contains("no relay recognised before the stimulus") == true)
+    }
+
+    /// A node whose relays do not decode but whose bytes tie them to the message (a bitchat
+    /// node re-padding its relays randomly): undecodable output is output, so the liveness
+    /// checks see it relay, before the stimulus and after, and judge the rule they are about.
+    @Test(arguments: livenessCases)
+    func relaysTiedByTheirBytesAreSeen(_ id: String, _ dialect: DialectName) {
+        let result = Self.run(id, dialect, driver: RewritingDriver(.undecodable))
+        #expect(result.verdict == .pass, "\(id) \(dialect): \(result.verdict) \(result.reason ?? "") \(result.seen ?? "")")
     }
 
     /// A node that never sends anything: "stopped" needs a baseline too.
@@ -81,10 +90,15 @@ struct RewritingDriver: DUTDriver {
     enum Rewrite: Sendable {
         /// Each unit's first byte inverted and seven random bytes after it: no dialect's decoder
         /// takes it (a bitchat node that re-pads its relays randomly is refused for the trailer
-        /// alone; relay's packets take trailing bytes as body, so the first byte breaks them).
+        /// alone; relay's packets take trailing bytes as body, so the first byte breaks them),
+        /// but its bytes still tie it to the message it relays.
         case undecodable
+        /// Each unit replaced by as many random bytes: undecodable, and tied to nothing.
+        case garbled
         /// Nothing at all leaves the node.
         case silent
+        /// Everything the node does reaches the tester this much later.
+        case late(Duration)
     }
     let inner = VirtualDriver()
     let rewrite: Rewrite
@@ -98,6 +112,8 @@ struct RewritingDriver: DUTDriver {
         let inner: any DUTSession
         let rewrite: Rewrite
         var rng: SeededRandom
+        /// `late`: what the node did, held until its delayed time.
+        var held: [DUTOutput] = []
         init(inner: any DUTSession, rewrite: Rewrite, seed: UInt64) {
             self.inner = inner
             self.rewrite = rewrite
@@ -106,7 +122,14 @@ struct RewritingDriver: DUTDriver {
         var now: Instant { inner.now }
         func apply(_ event: NodeEvent) throws { try inner.apply(event) }
         func wait(until deadline: Instant) throws -> [DUTOutput] {
-            try inner.wait(until: deadline).compactMap { output in
+            let outputs = try inner.wait(until: deadline)
+            if case .late(let delay) = rewrite {
+                held += outputs.map { DUTOutput(at: $0.at + delay, kind: $0.kind) }
+                let due = held.prefix { $0.at <= deadline }
+                held.removeFirst(due.count)
+                return Array(due)
+            }
+            return outputs.compactMap { output in
                 guard case .sent(let bytes, let link) = output.kind else { return output }
                 switch rewrite {
                 case .silent: return nil
@@ -114,6 +137,11 @@ struct RewritingDriver: DUTDriver {
                     var unit = bytes + (0..<7).map { _ in UInt8.random(in: 0...255, using: &rng) }
                     unit[0] ^= 0xFF
                     return DUTOutput(at: output.at, kind: .sent(unit, on: link))
+                case .garbled:
+                    var unit = bytes.map { _ in UInt8.random(in: 0...255, using: &rng) }
+                    unit[0] = 0xEE   // no dialect's first byte
+                    return DUTOutput(at: output.at, kind: .sent(unit, on: link))
+                case .late: return output
                 }
             }
         }

@@ -17,7 +17,7 @@ extension DDP {
         let spent = try t.message(MessageSpec(from: .stranger(1), to: nil, ttl: 1))
         try t.send(spent, from: 1)
         let first = try t.observe(for: t.parameters.quietPeriod)
-        try t.expect(t.copies(of: spent, in: first).isEmpty, "relayed an envelope with ttl 1",
+        try t.expect(t.sightings(of: spent, in: first).isEmpty, "relayed an envelope with ttl 1",
                      expected: "no relay", seen: t.summary(first))
         // 3. T2 sends the same envelope with ttl 3, as a copy over a shorter path would arrive
         //    (BLEMESH-R5 checks every envelope before anything else, the TTL included).
@@ -25,7 +25,7 @@ extension DDP {
         try t.send(again, from: 2)
         // 4. It is a duplicate: not relayed.
         let second = try t.observe(for: t.parameters.quietPeriod)
-        try t.expect(t.copies(of: again, in: second).isEmpty, "the ttl-1 envelope was not recorded: its later copy was relayed",
+        try t.expect(t.sightings(of: again, in: second).isEmpty, "the ttl-1 envelope was not recorded: its later copy was relayed",
                      expected: "no relay", seen: t.summary(second))
         // 5. The DUT still relays fresh envelopes.
         try t.expectStillRelaying(after: "a duplicate")

@@ -33,7 +33,7 @@ extension DDP {
         try t.send(echo, from: 2)
         // 3. The DUT's relay was cancelled: no copy leaves on any link.
         let seen = try t.observe(for: t.parameters.quietPeriod)
-        try t.expect(t.copies(of: sent, in: seen).isEmpty, "relayed a message it heard again before its relay left",
+        try t.expect(t.sightings(of: sent, in: seen).isEmpty, "relayed a message it heard again before its relay left",
                      expected: "the relay cancelled: nothing sent", seen: t.summary(seen))
         // 4. The DUT still relays a message heard once.
         try t.expectStillRelaying(after: "a cancelled relay")

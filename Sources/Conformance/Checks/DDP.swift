@@ -4,7 +4,7 @@ import MeshWire
 /// DDP: de-duplication (RELAY-R3, R5, R10; BLEMESH-R5). Every assertion that depends on the
 /// DUT's de-duplication lives in this group, so a DUT without a cache fails exactly DDP.
 enum DDP {
-    static let checks = [bv01, bv02, bv03, bv04, bv05, bv06, bv14, bv07, bv08, bv09, bv10]
+    static let checks = [bv01, bv02, bv03, bv04, bv05, bv06, bv14, bv07, bv15, bv08, bv09, bv10]
 
     static let bv01 = Check("DDP/BV-01", "the same message twice on one link is relayed once",
                             needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5", "PEAT-R4", "BITCHAT-R3", "SIMPLE-R3"]) { t in
@@ -13,13 +13,13 @@ enum DDP {
         // 2. T1 sends a message for another node, then the same bytes again after the relay window.
         let sent = try t.message(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination))
         try t.send(sent, from: 1)
-        let first = try t.observe(for: t.parameters.quietPeriod) { !t.copies(of: sent, in: $0).isEmpty }
+        let first = try t.observe(for: t.parameters.quietPeriod) { !t.sightings(of: sent, in: $0).isEmpty }
         try t.send(sent, from: 1)
         let second = try t.observe(for: t.parameters.quietPeriod)
         // 3. The first copy is relayed to T2; the second is not relayed at all.
-        try t.require(!t.copies(of: sent, in: first).isEmpty, "the first copy was not relayed, so de-duplication cannot be seen",
+        try t.require(!t.sightings(of: sent, in: first).isEmpty, "the first copy was not relayed, so de-duplication cannot be seen",
                       judgedBy: "RLY/BV-01", seen: t.summary(first))
-        try t.expect(t.copies(of: sent, in: second).isEmpty, "the duplicate was relayed again",
+        try t.expect(t.sightings(of: sent, in: second).isEmpty, "the duplicate was relayed again",
                      expected: "nothing after the second copy", seen: t.summary(second))
     }
 
@@ -29,14 +29,14 @@ enum DDP {
         try t.connect(3)
         // 2. T1 sends a message for another node; the DUT relays it (to T2 and T3).
         let (sent, first) = try t.sendRelayable(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination), from: 1, fanOut: 2)
-        try t.require(!t.copies(of: sent, in: first).isEmpty, "the first copy was not relayed, so de-duplication cannot be seen",
+        try t.require(!t.sightings(of: sent, in: first).isEmpty, "the first copy was not relayed, so de-duplication cannot be seen",
                       judgedBy: "RLY/BV-01", seen: t.summary(first))
         // 3. After the relay window, T2 sends the same message, as if it had come a longer way.
         //    (Waiting first keeps clear of blemesh's MAY-cancel of a relay still scheduled.)
         try t.send(sent, from: 2)
         // 4. The DUT relays nothing more.
         let second = try t.observe(for: t.parameters.quietPeriod)
-        try t.expect(t.copies(of: sent, in: second).isEmpty, "the copy from the second link was relayed again",
+        try t.expect(t.sightings(of: sent, in: second).isEmpty, "the copy from the second link was relayed again",
                      expected: "nothing after T2's copy", seen: t.summary(second))
     }
 
@@ -50,8 +50,8 @@ enum DDP {
             let sent = try t.message(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination))
             try t.send(sent, from: 1)
             // 3. Each is relayed on L2.
-            let seen = try t.observe(for: t.parameters.quietPeriod) { t.copies(of: sent, in: $0).contains { $0.link == LinkID(2) } }
-            try t.expect(t.copies(of: sent, in: seen).contains { $0.link == LinkID(2) },
+            let seen = try t.observe(for: t.parameters.quietPeriod) { t.sightings(of: sent, in: $0).contains { $0.link == LinkID(2) } }
+            try t.expect(t.sightings(of: sent, in: seen).contains { $0.link == LinkID(2) },
                          n == 1 ? "the first message was not relayed" : "a new message from a known origin was taken for a duplicate",
                          expected: "message \(n) relayed on L2", seen: t.summary(seen))
         }
@@ -70,7 +70,7 @@ enum DDP {
         try t.send(echo, from: 1)
         // 3. The DUT relays no copy of it.
         let seen = try t.observe(for: t.parameters.quietPeriod)
-        try t.expect(t.copies(of: echo, in: seen).isEmpty, "relayed its own message",
+        try t.expect(t.sightings(of: echo, in: seen).isEmpty, "relayed its own message",
                      expected: "no relay", seen: t.summary(seen))
         // 4. It still relays others' messages.
         try t.expectStillRelaying(after: "its own message echoed back")
@@ -107,6 +107,37 @@ enum DDP {
                      expected: "one delivery", seen: "\(deliveries.count) deliveries: \(t.summary(seen))")
     }
 
+    static let bv15 = Check("DDP/BV-15", "a message delivered once is not delivered again when it comes back 11 s, 60 s and shortly before the retention minimum later",
+                            dialects: [.relay, .blemesh, .bitchat, .camp], needs: [.upperTester, .links(2)], rules: ["RELAY-R3", "RELAY-R4.2", "BLEMESH-R5", "BLEMESH-R11", "BITCHAT-R3", "BITCHAT-R9"]) { t in
+        // As DDP/BV-07: 10 s short of the retention minimum, and of the freshness limit where a
+        // copy older than that is dropped unseen anyway (bitchat).
+        let last = min(t.parameters.dedupRetention, t.parameters.freshness ?? t.parameters.dedupRetention) - .seconds(10)
+        let repeats = [Duration.seconds(11), .seconds(60), last].filter { $0 <= last }
+        try t.requireTime(last + t.parameters.answerPeriod * 2, for: "repeating a delivered message up to \(last) after its first copy")
+        // 1. Two testers link to the DUT.
+        try t.connect(2)
+        // 2. T1 sends a message for the DUT from S1; the app gets it.
+        let sent = try t.message(MessageSpec(from: .stranger(1), to: .dut))
+        let start = t.elapsed
+        try t.send(sent, from: 1)
+        var seen = try t.observe(for: t.parameters.answerPeriod)
+        try t.require(try t.deliveries(of: sent, in: seen).count == 1, "the message was not delivered once, so a repeat cannot be judged",
+                      judgedBy: "DDP/BV-05", seen: t.summary(seen))
+        // 3. T1 sends the same bytes again 11 s, 60 s and 10 s short of the retention minimum
+        //    after the first copy (a DUT that forgets deliveries sooner than its relays shows).
+        for at in repeats {
+            seen += try t.observe(for: max(.zero, at - (t.elapsed - start)))
+            try t.send(sent, from: 1)
+            let again = try t.observe(for: t.parameters.answerPeriod)
+            seen += again
+            // 4. The app is not told again.
+            let n = try t.deliveries(of: sent, in: seen).count
+            try t.expect(n == 1, "delivered again when the message came back \(at) after its first copy",
+                         expected: "one delivery in all (entries are kept at least \(t.parameters.dedupRetention))",
+                         seen: "\(n) deliveries: \(t.summary(again))")
+        }
+    }
+
     static let bv06 = Check("DDP/BV-06", "the cache holds at least the dialect's capacity",
                             needs: [.relay, .links(2)], rules: ["RELAY-R3", "BLEMESH-R5", "PEAT-R4", "BITCHAT-R3", "SIMPLE-R3"]) { t in
         let capacity = t.parameters.dedupCapacity
@@ -119,8 +150,8 @@ enum DDP {
         // 2. T1 sends a message for another node; it is relayed.
         let first = try t.message(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination))
         try t.send(first, from: 1)
-        let seen = try t.observe(for: t.parameters.quietPeriod) { !t.copies(of: first, in: $0).isEmpty }
-        try t.require(!t.copies(of: first, in: seen).isEmpty, "the first message was not relayed, so de-duplication cannot be seen",
+        let seen = try t.observe(for: t.parameters.quietPeriod) { !t.sightings(of: first, in: $0).isEmpty }
+        try t.require(!t.sightings(of: first, in: seen).isEmpty, "the first message was not relayed, so de-duplication cannot be seen",
                       judgedBy: "RLY/BV-01", seen: t.summary(seen))
         // 3. T1 fills the cache: distinct messages up to the page's capacity, less the entries
         //    the DUT makes for itself meanwhile (its own announces and messages, counted as they
@@ -151,7 +182,7 @@ enum DDP {
         // 4. T1 sends the first message again: still remembered, so not relayed.
         try t.send(first, from: 1)
         let again = try t.observe(for: t.parameters.quietPeriod)
-        try t.expect(t.copies(of: first, in: again).isEmpty, "forgot a message within the cache's capacity",
+        try t.expect(t.sightings(of: first, in: again).isEmpty, "forgot a message within the cache's capacity",
                      expected: "no relay of the first message after \(entries)", seen: t.summary(again))
     }
 
@@ -169,10 +200,7 @@ enum DDP {
         // The cost up front: a quiet period a batch, and over the air the writes themselves
         // (about 45 ms a message over GATT, DDP/BV-06).
         let writes = t.latencyVaries ? Self.airWrite * (plan.fill + plan.window.count / plan.stride) : .zero
-        let needed = t.parameters.quietPeriod * plan.batches + writes
-        guard t.elapsed + needed <= .milliseconds(Int64(t.capabilities.checkBudgetSeconds * 1000)) else {
-            throw t.inconclusive("overflowing a cache of \(capacity) entries (\(bound)) takes \(plan.batches) batches, about \(CheckContext.ms(needed)), past its budget of \(t.capabilities.checkBudgetSeconds) s (raise checkBudgetSeconds)", cause: .budget)
-        }
+        try t.requireTime(t.parameters.quietPeriod * plan.batches + writes, for: "overflowing a cache of \(capacity) entries (\(bound)) in \(plan.batches) batches")
         let rule = EvictionPlan.rules.first { $0.hasPrefix(t.dialect.rawValue.uppercased() + "-") } ?? "its page"
         // 1. Two testers link to the DUT.
         try t.connect(2)
@@ -190,6 +218,8 @@ enum DDP {
                 case .beacon(let b)?: others.insert("beacon \(b.origin)/\(b.seqNo)")
                 // An ack is a message of its own in some dialects (a camp confirmation has an id).
                 case .ack(let id, _, _)?: others.insert("ack \(id)")
+                // A relay the tester cannot decode but ties to one of its messages by its bytes.
+                case .malformed?: if let key = o.bytes.flatMap(t.matchedMessage), ours.contains(key) { relayed.insert(key) }
                 default: break
                 }
             }
@@ -218,7 +248,7 @@ enum DDP {
             guard others.count <= plan.margin else {
                 throw t.inconclusive("the DUT took in \(others.count) messages or beacons not the tester's during the check, more than the \(plan.margin) its cache's margin allows: cannot tell an eviction from crowding")
             }
-            let forgotten = batch.filter { !t.copies(of: $0, in: seen).isEmpty }
+            let forgotten = batch.filter { !t.sightings(of: $0, in: seen).isEmpty }
             try t.expect(forgotten.isEmpty, "forgot a recent message that an oldest-first cache of \(capacity) still holds: it evicts an arbitrary or a newer id, not the oldest, or holds fewer than \(declared == nil ? "the page's minimum" : "it declares") (\(rule))",
                          expected: "no relay: each is among the newest \(capacity - plan.margin) of \(plan.fill) sent into \(capacity) entries",
                          seen: "\(forgotten.count) relayed again, e.g. message \(fillers.firstIndex { $0.key == forgotten[0].key }! + 1) of \(plan.fill): \(t.summary(seen))")
@@ -226,7 +256,7 @@ enum DDP {
         // 4. T1 sends the first message again: an oldest-first cache evicted it, so it is
         //    relayed; if not, the cache did not overflow and step 3 proved nothing.
         let first = try sendBatch([fillers[0]])
-        guard !t.copies(of: fillers[0], in: first).isEmpty else {
+        guard !t.sightings(of: fillers[0], in: first).isEmpty else {
             throw t.inconclusive("the first of \(plan.fill) messages was still remembered: the cache holds more than \(bound), so it never overflowed\(declared == nil ? " (declare dedupCapacity to overflow a larger cache)" : "")")
         }
     }
@@ -278,13 +308,14 @@ enum DDP {
         // Where a copy older than the freshness limit is dropped unseen anyway (bitchat), only
         // retention within that limit can be observed, so the wait stops 10 s short of it.
         let wait = min(t.parameters.dedupRetention, t.parameters.freshness ?? t.parameters.dedupRetention) - .seconds(10)
+        try t.requireTime(wait + t.parameters.quietPeriod * 2, for: "repeating a message \(wait) after its first copy")
         // 1. Two testers link to the DUT.
         try t.connect(2)
         // 2. T1 sends a message for another node; it is relayed.
         let sent = try t.message(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination))
         try t.send(sent, from: 1)
-        let first = try t.observe(for: t.parameters.quietPeriod) { !t.copies(of: sent, in: $0).isEmpty }
-        try t.require(!t.copies(of: sent, in: first).isEmpty, "the first copy was not relayed, so de-duplication cannot be seen",
+        let first = try t.observe(for: t.parameters.quietPeriod) { !t.sightings(of: sent, in: $0).isEmpty }
+        try t.require(!t.sightings(of: sent, in: first).isEmpty, "the first copy was not relayed, so de-duplication cannot be seen",
                       judgedBy: "RLY/BV-01", seen: t.summary(first))
         // 3. The tester waits until the retention minimum is 10 s away (INCONC if that is past
         //    the check's budget: declare checkBudgetSeconds to run it on a real clock).
@@ -292,7 +323,7 @@ enum DDP {
         // 4. T1 sends the same message again: not relayed.
         try t.send(sent, from: 1)
         let second = try t.observe(for: t.parameters.quietPeriod)
-        try t.expect(t.copies(of: sent, in: second).isEmpty, "forgot a message before the retention minimum",
+        try t.expect(t.sightings(of: sent, in: second).isEmpty, "forgot a message before the retention minimum",
                      expected: "no relay \(wait) after the first copy", seen: t.summary(second))
     }
 
@@ -346,14 +377,14 @@ enum DDP {
         let spent = try t.message(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination, ttl: 1))
         try t.send(spent, from: 1)
         let first = try t.observe(for: t.parameters.quietPeriod)
-        try t.expect(t.copies(of: spent, in: first).isEmpty, "relayed a frame with ttl 1",
+        try t.expect(t.sightings(of: spent, in: first).isEmpty, "relayed a frame with ttl 1",
                      expected: "no relay", seen: t.summary(first))
         // 3. T2 sends the same frame with TTL 5, as a copy over a shorter path would arrive.
         let again = relay.withTTL(spent, 5)
         try t.send(again, from: 2)
         // 4. It is a duplicate: not relayed.
         let second = try t.observe(for: t.parameters.quietPeriod)
-        try t.expect(t.copies(of: again, in: second).isEmpty, "the TTL-1 frame was not recorded: its later copy was relayed",
+        try t.expect(t.sightings(of: again, in: second).isEmpty, "the TTL-1 frame was not recorded: its later copy was relayed",
                      expected: "no relay", seen: t.summary(second))
         // 5. The DUT still relays fresh frames.
         try t.expectStillRelaying(after: "a duplicate")

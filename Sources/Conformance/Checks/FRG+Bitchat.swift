@@ -8,15 +8,17 @@ import MeshWire
 extension FRG {
     static let bitchatChecks = [bv05, bv06, bv07, bi06, bi07]
 
-    /// A broadcast from `origin` whose frame needs three fragments (1 200 bytes of payload).
-    static func largeBitchat(_ t: CheckContext, from origin: Party = .stranger(1), ttl: Int? = nil) throws -> ProbeMessage {
-        let text = String(repeating: "meshconform bitchat fragment probe; ", count: 34)
-        return try t.message(MessageSpec(from: origin, to: nil, ttl: ttl, payload: Array(text.utf8)))
+    /// A broadcast from `origin` whose frame needs `pieces` fragments (the last one partly
+    /// filled: 200 bytes of payload past the others' slices).
+    static func largeBitchat(_ t: CheckContext, from origin: Party = .stranger(1), ttl: Int? = nil, pieces: Int = 3) throws -> ProbeMessage {
+        let length = (pieces - 1) * BitchatProbe.fragmentChunk + 200
+        let text = String(repeating: "meshconform bitchat fragment probe; ", count: length / 36 + 1)
+        return try t.message(MessageSpec(from: origin, to: nil, ttl: ttl, payload: Array(text.utf8.prefix(length))))
     }
 
     /// Tester `tester` writes fragment packets in the order given.
     static func write(_ t: CheckContext, _ packets: [BitchatPacket], from tester: Int) throws {
-        for p in packets { try t.write(p.encoded(), from: tester) }
+        for p in packets { try t.write(p.encoded(), from: tester, carrying: p.dedupKey) }
     }
 
     /// The app got `message` exactly once (BITCHAT-R9).
@@ -44,21 +46,41 @@ extension FRG {
                      expected: "nothing on L1", seen: t.summary(seen))
     }
 
-    static let bv06 = Check("FRG/BV-06", "reassembles fragments arriving out of order and delivers the message once, repeated fragments and all",
+    static let bv06 = Check("FRG/BV-06", "reassembles fragments arriving out of order and delivers the message once, repeated fragments and all; a repeated index with other bytes keeps the piece held",
                             dialects: [.bitchat], needs: [.upperTester, .links(2)], rules: ["BITCHAT-R8.4", "BITCHAT-R8.5", "BITCHAT-R3", "BITCHAT-R9"]) { t in
         let probe = try t.probe(BitchatProbe.self)
         // 1. Two testers link to the DUT.
         try t.connect(2)
-        // 2. T1 sends a broadcast's fragments last first; T2 then sends them all again, as a
-        //    neighbour relaying them would.
+        // 2. T1 sends a broadcast's fragments last first, and right after the middle one a
+        //    second fragment with the middle index and other bytes (its data in capitals: the
+        //    frame it would make still decodes, with another payload).
         let sent = try largeBitchat(t)
         let fragments = probe.fragments(of: sent)
-        try write(t, fragments.reversed(), from: 1)
+        let forged = try forgedPiece(probe, sent, fragments[1])
+        try write(t, [fragments[2], fragments[1], forged, fragments[0]], from: 1)
         var seen = try t.observe(for: t.parameters.quietPeriod)
+        // 3. T2 then sends them all again, as a neighbour relaying them would.
         try write(t, fragments, from: 2)
         seen += try t.observe(for: t.parameters.quietPeriod)
-        // 3. The app got the message, whole, exactly once.
-        try expectDeliveredOnce(t, sent, in: seen, after: "fragments out of order, then repeated")
+        // 4. The app got the message as first pieced, whole, exactly once: nothing of the
+        //    repeated index's other bytes (BITCHAT-R8.5 keeps the piece already held).
+        let mixed = seen.compactMap { o -> AppMessage? in
+            guard case .delivered(let m) = o.kind, m.payload != sent.payload, m.payload.count == sent.payload.count else { return nil }
+            return m
+        }
+        try t.expect(mixed.isEmpty, "a repeated fragment index with other bytes replaced the piece already held",
+                     expected: "the message as its first fragments made it (\(sent.payload.count) bytes)",
+                     seen: mixed.map { "a delivery of \($0.payload.count) bytes holding the repeated piece's: \(String(decoding: $0.payload.prefix(60), as: UTF8.self))..." }.joined(separator: "; "))
+        try expectDeliveredOnce(t, sent, in: seen, after: "fragments out of order, a repeated index with other bytes, then all repeated")
+    }
+
+    /// `piece` (a fragment packet of `message`) with the same fragmentID and index and its data
+    /// in capitals: a second piece for the same place, whose frame still decodes.
+    static func forgedPiece(_ probe: BitchatProbe, _ message: ProbeMessage, _ piece: BitchatPacket) throws -> BitchatPacket {
+        let f = try BitchatFragment(decoding: piece.payload[...])
+        let upper = f.data.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }
+        return probe.fragmentPacket(of: probe.packet(of: message),
+                                    BitchatFragment(fragmentID: f.fragmentID, index: f.index, total: f.total, originalType: f.originalType, data: upper))
     }
 
     static let bv07 = Check("FRG/BV-07", "reassembles per (sender, fragmentID): two senders' interleaved fragments under one fragmentID both complete",
@@ -102,20 +124,24 @@ extension FRG {
                             dialects: [.bitchat], needs: [.upperTester, .links(2)], rules: ["BITCHAT-R8.2"]) { t in
         let probe = try t.probe(BitchatProbe.self)
         guard let lifetime = t.parameters.reassemblyLifetime else { throw TesterError("bitchat has a reassembly lifetime") }
+        try t.requireTime(lifetime * 2 + t.parameters.quietPeriod * 2, for: "waiting out the reassembly lifetime twice")
         // 1. Two testers link to the DUT.
         try t.connect(2)
-        // 2. T1 sends a broadcast's fragments, all but the last.
-        let sent = try largeBitchat(t)
-        let fragments = probe.fragments(of: sent)
-        try write(t, Array(fragments.dropLast()), from: 1)
+        // 2. T1 sends two broadcasts' fragments, all but the last: 2 of 3 and 3 of 4 (75 %; a
+        //    node may keep a nearly complete set past its lifetime, and must not).
+        let sets = [try largeBitchat(t, pieces: 3), try largeBitchat(t, pieces: 4)].map { ($0, probe.fragments(of: $0)) }
+        for (_, fragments) in sets { try write(t, Array(fragments.dropLast()), from: 1) }
         // 3. The tester waits the lifetime and as much again for a coarse sweep (INCONC past
         //    the check's budget); the fragments stay well inside the 120 s freshness limit.
         let waited = try t.observe(for: lifetime * 2)
-        // 4. T1 sends the last fragment: the assembly is gone, so nothing completes.
-        try write(t, [fragments[fragments.count - 1]], from: 1)
+        // 4. T1 sends each set's last fragment: the assemblies are gone, so nothing completes.
+        for (_, fragments) in sets { try write(t, [fragments[fragments.count - 1]], from: 1) }
         let seen = try t.observe(for: t.parameters.quietPeriod)
-        try t.expect(try t.deliveries(of: sent, in: waited + seen).isEmpty, "an assembly older than the lifetime completed",
-                     expected: "no delivery \(lifetime * 2) after the first fragment", seen: t.summary(seen))
+        for (sent, fragments) in sets {
+            try t.expect(try t.deliveries(of: sent, in: waited + seen).isEmpty,
+                         "an assembly older than the lifetime completed (\(fragments.count - 1) of \(fragments.count) fragments held)",
+                         expected: "no delivery \(lifetime * 2) after the first fragment", seen: t.summary(seen))
+        }
         // 5. A fresh fragmented message from S2 is still delivered, once.
         let fresh = try largeBitchat(t, from: .stranger(2))
         try write(t, probe.fragments(of: fresh), from: 1)

@@ -68,8 +68,9 @@ extension RLY {
         // 2. T1 sends a message from S1 with ttl 5 (again, fresh, while the DUT skips it by
         //    chance: 70 % at 5 links).
         let (sent, seen) = try t.sendRelayable(MessageSpec(from: .stranger(1), to: nil, ttl: 5), from: 1)
+        try t.expect(!t.sightings(of: sent, in: seen).isEmpty, "not relayed", expected: "a relay", seen: t.summary(seen))
+        try t.expectReadable(sent, in: seen)
         let copies = t.copies(of: sent, in: seen)
-        try t.expect(!copies.isEmpty, "not relayed", expected: "a relay", seen: t.summary(seen))
         // 3. Every copy carries ttl 3, not 4.
         try t.expect(copies.allSatisfy { $0.message.ttl == 3 }, "a dense node relayed a TTL above 3",
                      expected: "ttl 3 on every copy", seen: copies.map { "ttl \($0.message.ttl) on \($0.link)" }.joined(separator: ", "))

@@ -33,6 +33,11 @@ public final class CheckContext {
     /// What the DUT did while `connect` waited for its link-up traffic to end: the next
     /// `observe` returns it first, so nothing the DUT sent goes unjudged.
     private var held: [DUTOutput] = []
+    /// The units the tester sent for each message of the check, by message key: what a unit the
+    /// DUT sends that the tester cannot decode is matched against (`sightings(of:in:)`).
+    /// The most recent `sentUnitsKept` only: an over-the-air fuzz campaign sends without end.
+    var sentUnits: [(key: String, units: [[UInt8]])] = []
+    static let sentUnitsKept = 1100
     /// A relay of a fresh message was recognised before the stimulus (`establishBaseline`).
     private var baselineEstablished = false
     /// This check's seed (the run's `--seed` mixed with the check id): random stimuli such
@@ -82,6 +87,17 @@ public final class CheckContext {
         guard end > budgetEnd else { return }
         budgetEnd = end
         note("budget raised to \(Self.ms(end - start)) (declared \(capabilities.checkBudgetSeconds) s) to carry \(what): about \(Self.ms(needed)) more, and half again as margin")
+    }
+
+    /// A check that waits long says so before it starts: `needed` more from now, for `what`,
+    /// goes in the evidence, and past the check's budget it is INCONC at once (budget), before
+    /// it has waited for nothing. On the tester's clock (the virtual radio, a DUT given an
+    /// epoch) the wait costs no wall time, and the default budget holds it.
+    public func requireTime(_ needed: Duration, for what: String) throws {
+        note("\(what) takes about \(Self.ms(needed)) (budget \(Self.ms(budgetEnd - start)))")
+        guard session.now + needed <= budgetEnd else {
+            throw CheckInconclusive(reason: "\(what) takes about \(Self.ms(needed)), past its budget of \(capabilities.checkBudgetSeconds) s (raise checkBudgetSeconds in the capabilities file)", cause: .budget)
+        }
     }
 
     /// How far `reserveBudget` may raise a check's budget, in declared budgets.
@@ -216,14 +232,20 @@ public final class CheckContext {
     /// Tester `tester` sends `message` to the DUT on its link.
     public func send(_ message: ProbeMessage, from tester: Int) throws {
         let at = elapsed
-        for unit in probe.units(of: message, via: tester) { try write(unit, from: tester) }
+        let units = probe.units(of: message, via: tester)
+        sentUnits.append((message.key, units))
+        if sentUnits.count > Self.sentUnitsKept { sentUnits.removeFirst(sentUnits.count - Self.sentUnitsKept) }
+        for unit in units { try write(unit, from: tester) }
         sentSinceObserving += 1
         stimulus = (message.key, at)
     }
 
     /// Tester `tester` writes raw bytes (robustness checks); `what` explains them in the evidence.
-    public func write(_ bytes: [UInt8], from tester: Int, what: String? = nil) throws {
+    /// A unit built by hand for the message whose key is `carrying` is matched to it as `send`'s
+    /// units are (`sightings(of:in:)`).
+    public func write(_ bytes: [UInt8], from tester: Int, what: String? = nil, carrying key: String? = nil) throws {
         stimulus = nil   // raw units: whatever they answer to, it is no longer the last message sent
+        if let key { sentUnits.append((key, [bytes])) }
         record(.toDUT, LinkID(tester), bytes, what ?? probe.describe(bytes))
         try session.apply(.received(bytes, on: LinkID(tester)))
     }
@@ -317,7 +339,7 @@ public final class CheckContext {
             evidence.append(EvidenceEntry(time: time, direction: .fromDUT, link: link, bytes: bytes, summary: probe.describe(bytes)))
             if let heard { learnIdentity(from: heard) }
             if case .message(let m)? = heard, let stimulus, m.key == stimulus.key, !isOwn(m) { latency.record(time - stimulus.at) }
-            return heard.map { Observation(time: time, kind: .packet($0, on: link)) }
+            return heard.map { Observation(time: time, kind: .packet($0, on: link), bytes: bytes) }
         case .delivered(let m):
             evidence.append(EvidenceEntry(time: time, direction: .fromDUT, summary: "app delivery \(m.messageID) from \(m.origin): \(m.payload.count) bytes"))
             return Observation(time: time, kind: .delivered(m))
@@ -468,7 +490,10 @@ extension CheckContext {
                 case .ack(let id, _, _): return "ack \(id) on \(link) at \(t)"
                 case .beacon(let b): return "beacon seqNo \(b.seqNo) ttl \(b.ttl) hop \(b.hop) on \(link) at \(t)"
                 case .control(let c, _): return "\(c.kind.rawValue) on \(link) at \(t)"
-                case .malformed(let e): return "malformed (\(e.code.rawValue)) on \(link) at \(t)"
+                case .malformed(let e):
+                    // A unit whose bytes tie it to a message the tester sent is a relay it cannot read.
+                    let relayed = o.bytes.map { matchedMessage($0) != nil } ?? false
+                    return "\(relayed ? "relayed (undecodable: \(e.code.rawValue))" : "malformed (\(e.code.rawValue))") on \(link) at \(t)"
                 case .state(let v): return "\(v.stateSummary) on \(link) at \(t)"
                 }
             case .delivered(let m): return "delivery of \(m.messageID) at \(t)"
@@ -486,8 +511,9 @@ extension CheckContext {
 public enum LivenessJudgement: Sendable, Equatable {
     /// A relay (or, where counted, an ack) of the message was recognised.
     case relayed
-    /// Nothing was recognised, but the DUT sent units the tester could not decode: it may be
-    /// relaying in a form the tester cannot read ("3 units undecodable (trailingBytes)").
+    /// Nothing was recognised, but the DUT sent units the tester could neither decode nor tie to
+    /// the message by their bytes: it may be relaying in a form the tester cannot read ("3 units
+    /// undecodable (trailingBytes)").
     case unrecognised(String)
     /// Nothing recognised and nothing undecodable: the DUT said nothing.
     case silent
@@ -504,9 +530,10 @@ public enum LivenessJudgement: Sendable, Equatable {
 
 extension CheckContext {
     /// Judges `seen` for a relay of `message` on a link other than tester 1's (or an ack of it,
-    /// with `countingAcks`).
+    /// with `countingAcks`): a decoded copy, or a unit the tester cannot decode that its bytes
+    /// tie to the message (`sightings(of:in:)`).
     public func liveness(of message: ProbeMessage, in seen: [Observation], countingAcks: Bool = false) -> LivenessJudgement {
-        if copies(of: message, in: seen).contains(where: { $0.link != LinkID(1) }) { return .relayed }
+        if sightings(of: message, in: seen).contains(where: { $0.link != LinkID(1) }) { return .relayed }
         if countingAcks, !acks(of: message, in: seen).isEmpty { return .relayed }
         let undecodable = seen.compactMap { o -> String? in if case .malformed(let e)? = o.packet { e.code.rawValue } else { nil } }
         guard !undecodable.isEmpty else { return .silent }
@@ -525,7 +552,7 @@ extension CheckContext {
         for _ in 1...attempts {
             let probeMessage = try message(MessageSpec(from: origin, to: probe.relayedDestination))
             try send(probeMessage, from: 1)
-            let seen = try observe(for: parameters.quietPeriod) { self.copies(of: probeMessage, in: $0).contains { $0.link != LinkID(1) } }
+            let seen = try observe(for: parameters.quietPeriod) { self.sightings(of: probeMessage, in: $0).contains { $0.link != LinkID(1) } }
             last = (liveness(of: probeMessage, in: seen), seen)
             if last.0 == .relayed { return last }
         }

@@ -156,6 +156,17 @@ public final class BitchatProbe: DialectProbe {
         }
     }
 
+    /// BITCHAT-W7 for bytes after the frame that are not one pad, W6 and W5 for compression,
+    /// W1 for the rest of the packet's layout.
+    public func wireRule(for error: WireError) -> String {
+        switch error.code {
+        case .trailingBytes: "BITCHAT-W7"
+        case .badCompression: "BITCHAT-W6"
+        case .ratioTooHigh: "BITCHAT-W5"
+        default: "BITCHAT-W1"
+        }
+    }
+
     public func describe(_ bytes: [UInt8]) -> String {
         let packet: BitchatPacket
         do { packet = try BitchatPacket(decoding: bytes[...]) } catch {

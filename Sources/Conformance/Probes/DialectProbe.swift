@@ -114,6 +114,15 @@ public struct Observation: Sendable {
 
     public var time: Duration
     public var kind: Kind
+    /// The unit as the DUT sent it, for a packet: what an undecodable unit is matched by
+    /// (`CheckContext.sightings(of:in:)`).
+    public var bytes: [UInt8]?
+
+    public init(time: Duration, kind: Kind, bytes: [UInt8]? = nil) {
+        self.time = time
+        self.kind = kind
+        self.bytes = bytes
+    }
 
     public var packet: HeardPacket? { if case .packet(let p, _) = kind { p } else { nil } }
     public var link: LinkID? { if case .packet(_, let l) = kind { l } else { nil } }
@@ -156,6 +165,9 @@ public protocol DialectProbe: AnyObject {
     /// What tester `tester` sends first on a new link when the DUT is not told who is on it
     /// (over the air), so the DUT learns the neighbour's id as the dialect page says (default: nil).
     func introduction(of tester: Int) -> ProbeMessage?
+    /// The page's wire rule a unit refused with `error` breaks, for FAILs on relays the tester
+    /// cannot decode (default: the unit format's first wire rule, `<DIALECT>-W1`).
+    func wireRule(for error: WireError) -> String
 }
 
 extension DialectProbe {
@@ -163,6 +175,8 @@ extension DialectProbe {
     /// the air can aim format-aware mutations at it and name why an input was refused; nil: the
     /// inputs get generic mutations only.
     public var unitFormat: FormatID? { nil }
+
+    public func wireRule(for error: WireError) -> String { "\(dialect.rawValue.uppercased())-W1" }
 
     public func message(_ spec: MessageSpec, at clock: Duration) throws -> ProbeMessage { try message(spec) }
 

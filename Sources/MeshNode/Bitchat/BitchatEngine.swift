@@ -35,6 +35,10 @@ struct BitchatEngine: DialectEngine {
     private let epochMs: UInt64
     private var lastTimestamp: UInt64 = 0
     private(set) var counters = NodeCounters()
+    /// Mutant short-delivery-dedup: when each key was last delivered; past
+    /// `shortDeliveryMemory` a duplicate reaches the app again.
+    private var deliveredAt: [String: Instant] = [:]
+    static let shortDeliveryMemory: Duration = .seconds(10)
 
     init(config: NodeConfig, seed: UInt64) {
         self.config = config
@@ -44,7 +48,9 @@ struct BitchatEngine: DialectEngine {
         seen = DedupCache(seenBy: config.faults, capacity: Self.dedupCapacity, retention: Self.retention)
         links = EngineLinks(faults: config.faults)
         reassembly = FragmentReassembly(lifetime: config.faults.contains(.noReassemblyExpiry) ? .seconds(1 << 40) : FragmentReassembly.lifetime,
-                                        keyByIDOnly: config.faults.contains(.fragmentKeyByID))
+                                        keyByIDOnly: config.faults.contains(.fragmentKeyByID),
+                                        lastPieceWins: config.faults.contains(.lastPieceWins),
+                                        rescueLate: config.faults.contains(.rescueLateFragments))
         epochMs = UInt64((config.dialectSettings["epoch"].flatMap(Double.init) ?? 1_746_230_400) * 1000)
         var keys = SeededRandom(seed: seed ^ 0xB17C_4A7A_77E0_0001)
         let nickname = Array((config.dialectSettings["name"] ?? "meshconform").utf8.prefix(255))
@@ -145,7 +151,8 @@ struct BitchatEngine: DialectEngine {
         }
         // BITCHAT-R4: more than 2 minutes from our clock (either way) is dropped unseen.
         let local = nowMs(now)
-        guard (packet.timestamp > local ? packet.timestamp - local : local - packet.timestamp) <= Self.maxClockSkewMs else {
+        guard (packet.timestamp > local ? packet.timestamp - local : local - packet.timestamp) <= Self.maxClockSkewMs
+                || config.faults.contains(.acceptStale) else {
             links.refuse()
             return []
         }
@@ -160,6 +167,11 @@ struct BitchatEngine: DialectEngine {
             if isCopy { counters.duplicateCopies += 1 }
             if !config.faults.contains(.noDedup) {
                 if config.faults.contains(.doubleDeliver), let message = deliverable(packet) { return [.deliver(message)] }
+                if config.faults.contains(.shortDeliveryDedup), let message = deliverable(packet),
+                   let at = deliveredAt[key], now - at > Self.shortDeliveryMemory {
+                    deliveredAt[key] = now
+                    return [.deliver(message)]
+                }
                 return scheduler.heardAgain(key)
             }
         }
@@ -173,6 +185,10 @@ struct BitchatEngine: DialectEngine {
             actions += outcome
         } else if let message = deliverable(packet) {
             actions.append(.deliver(message))
+            if config.faults.contains(.shortDeliveryDedup) {
+                if deliveredAt.count >= Self.dedupCapacity { deliveredAt = deliveredAt.filter { now - $0.value <= Self.shortDeliveryMemory } }
+                deliveredAt[key] = now
+            }
         }
         // BITCHAT-R6.3: addressed to us: delivered, never relayed.
         if forMe, !config.faults.contains(.relayForMe) { return actions }
@@ -243,6 +259,12 @@ struct BitchatEngine: DialectEngine {
         // padding and compressed bytes included, goes on unchanged.
         var bytes = original
         bytes[2] = newTTL
+        // Mutant random-padding: random bytes after the frame, ending in 0 so they are never
+        // one PKCS#7 pad, within the 512-byte unit (BITCHAT-G3).
+        if config.faults.contains(.randomPadding) {
+            let room = min(16, 512 - bytes.count)
+            if room > 0 { bytes += rng.bytes(room - 1) + [0] }
+        }
         let sends = links.sendAll([bytes], except: config.faults.contains(.relayToSender) ? nil : link)
         return scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: config.faults), now: now, rng: &rng, timers: &timers)
     }

@@ -37,12 +37,19 @@ struct FragmentReassembly {
     let capacity: Int
     /// Mutant fragment-key-by-id: ignores the sender, so two senders' fragments mix.
     let keyByIDOnly: Bool
+    /// Mutant last-piece-wins: a repeated index replaces the piece held.
+    let lastPieceWins: Bool
+    /// Mutant rescue-late-fragments: an assembly at least 75 % complete outlives the lifetime.
+    let rescueLate: Bool
     private var assemblies: [Key: Assembly] = [:]
 
-    init(lifetime: Duration = Self.lifetime, capacity: Int = Self.capacity, keyByIDOnly: Bool = false) {
+    init(lifetime: Duration = Self.lifetime, capacity: Int = Self.capacity, keyByIDOnly: Bool = false,
+         lastPieceWins: Bool = false, rescueLate: Bool = false) {
         self.lifetime = lifetime
         self.capacity = capacity
         self.keyByIDOnly = keyByIDOnly
+        self.lastPieceWins = lastPieceWins
+        self.rescueLate = rescueLate
     }
 
     var count: Int { assemblies.count }
@@ -57,10 +64,12 @@ struct FragmentReassembly {
             return Assembly(total: fragment.total, originalType: fragment.originalType, started: now)
         }()
         guard fragment.total == assembly.total, fragment.originalType == assembly.originalType else { return .conflicting }
-        guard assembly.pieces[fragment.index] == nil else { return .duplicate }
-        guard assembly.bytes + fragment.data.count <= Self.maxBytes else { return .conflicting }
+        let held = assembly.pieces[fragment.index]
+        if let held, !lastPieceWins || held == fragment.data { return .duplicate }
+        let bytes = assembly.bytes - (held?.count ?? 0) + fragment.data.count
+        guard bytes <= Self.maxBytes else { return .conflicting }
         assembly.pieces[fragment.index] = fragment.data
-        assembly.bytes += fragment.data.count
+        assembly.bytes = bytes
         guard assembly.pieces.count == assembly.total else {
             assemblies[key] = assembly
             return .stored
@@ -73,6 +82,6 @@ struct FragmentReassembly {
     }
 
     mutating func expire(at now: Instant) {
-        assemblies = assemblies.filter { now - $0.value.started < lifetime }
+        assemblies = assemblies.filter { now - $0.value.started < lifetime || rescueLate && $0.value.pieces.count * 4 >= $0.value.total * 3 }
     }
 }
