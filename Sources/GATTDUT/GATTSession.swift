@@ -27,6 +27,9 @@ final class GATTSession: DUTSession {
         var packet: UInt16
         /// The DUT's packet characteristic declares Write Without Response (tester connected).
         var takesWriteCommands = false
+        /// The subscription's ATT Write Request to the DUT's CCCD and its Write Response, timed
+        /// (tester connected): the tester's own round trip on this link.
+        var roundTrip: Duration?
     }
 
     /// A connection the DUT made, as a central, to a tester identity whose link is being brought up.
@@ -198,7 +201,7 @@ final class GATTSession: DUTSession {
     func carriage(of link: LinkID) -> LinkCarriage? {
         guard let up = links[link.raw] else { return nil }
         let mtu = driver.adapters[up.adapter].runtime.host.mtu(of: up.handle) ?? 23
-        return LinkCarriage(attMTU: mtu, dutNotifies: up.direction == .testerConnected)
+        return LinkCarriage(attMTU: mtu, dutNotifies: up.direction == .testerConnected, roundTrip: up.roundTrip)
     }
 
     /// Whether a failed request means the peer did not answer (rather than answering no).
@@ -336,9 +339,10 @@ final class GATTSession: DUTSession {
                 throw StepFailed(text: "the DUT's \(driver.binding.dialect) service (\(driver.binding.service)) has no notifiable packet characteristic \(driver.binding.packet.uuid)")
             }
             do {
+                let asked = ContinuousClock.now
                 _ = try adapter.runtime.perform(.subscribe(handle: handle, cccdHandle: cccd), until: .now + driver.options.operationTimeout)
                 return Link(adapter: adapter.index, handle: handle, direction: .testerConnected, packet: packet.valueHandle,
-                            takesWriteCommands: packet.properties.contains(.writeWithoutResponse))
+                            takesWriteCommands: packet.properties.contains(.writeWithoutResponse), roundTrip: .now - asked)
             } catch .operationFailed(_, .attError) where attempt == 0 {
                 // The cached layout may be stale (the DUT restarted with another database): rediscover once.
                 service = try step(adapter, "tester \(n): rediscovering the service") { try driver.discover(adapter.runtime, handle, again: true) }

@@ -111,7 +111,7 @@ struct RunCommand: ParsableCommand {
                 progress.end()
                 throw UsageError("\(error)")
             }
-            sections.append(RunReport.Section(capabilities: capabilities, results: results))
+            sections.append(RunReport.Section(capabilities: capabilities, results: results, testerPath: runner.latency.pathSummary))
         }
         progress.end()
         plan.radio?.close()

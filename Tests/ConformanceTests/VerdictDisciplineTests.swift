@@ -35,10 +35,17 @@ import Testing
     /// A node whose relays do not decode but whose bytes tie them to the message (a bitchat
     /// node re-padding its relays randomly): undecodable output is output, so the liveness
     /// checks see it relay, before the stimulus and after, and judge the rule they are about.
+    /// Where a relay rewrites the unit's layout (blemesh re-chunks an envelope grown by a hop,
+    /// simple's JSON changes length with its relay fields) a corrupted unit keeps too little of
+    /// the bytes sent to be tied: there the checks stay INCONC for want of a baseline.
     @Test(arguments: livenessCases)
     func relaysTiedByTheirBytesAreSeen(_ id: String, _ dialect: DialectName) {
         let result = Self.run(id, dialect, driver: RewritingDriver(.undecodable))
-        #expect(result.verdict == .pass, "\(id) \(dialect): \(result.verdict) \(result.reason ?? "") \(result.seen ?? "")")
+        if [.blemesh, .simple].contains(dialect) {
+            #expect(result.verdict == .inconclusive && result.inconclusiveCause == .noBaseline, "\(id) \(dialect): \(result.verdict) \(result.reason ?? "")")
+        } else {
+            #expect(result.verdict == .pass, "\(id) \(dialect): \(result.verdict) \(result.reason ?? "") \(result.seen ?? "")")
+        }
     }
 
     /// A node that never sends anything: "stopped" needs a baseline too.

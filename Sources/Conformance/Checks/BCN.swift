@@ -101,6 +101,14 @@ enum BCN {
         let origin = relay.beaconOrigin(.stranger(1))
         // 1. Two testers link to the DUT.
         try t.connect(2)
+        //    Baseline: a fresh beacon from S4 is rebroadcast, and recognised, before the
+        //    stimulus, so the positive control at the end can tell "stopped" from "never seen".
+        let baseline = relay.beaconOrigin(.stranger(4))
+        try t.write(relay.beacon(from: .stranger(4), seqNo: 1), from: 1)
+        let before = try t.observe(for: t.parameters.quietPeriod) { t.beacons(in: $0).contains { $0.beacon.origin == baseline && $0.link == LinkID(2) } }
+        guard t.beacons(in: before).contains(where: { $0.beacon.origin == baseline && $0.link == LinkID(2) }) else {
+            throw t.inconclusive("no beacon rebroadcast recognised before the stimulus (seen: \(t.summary(before))); the check cannot tell a DUT that stops rebroadcasting from one whose rebroadcasts the tester cannot read (BCN/BV-02 judges rebroadcasting)", cause: .noBaseline)
+        }
         // 2. T1 sends a beacon from a stranger with the given ttl and hop.
         try t.write(relay.beacon(from: .stranger(1), seqNo: 1, ttl: ttl, hop: hop), from: 1)
         let seen = try t.observe(for: t.parameters.quietPeriod)

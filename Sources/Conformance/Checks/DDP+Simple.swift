@@ -29,10 +29,17 @@ extension DDP {
             m.isRelayed = true
             m.lastRelay = probe.name(of: .tester(2))
         }
+        let sentAt = t.elapsed
         try t.send(sent, from: 1)
         try t.send(echo, from: 2)
-        // 3. The DUT's relay was cancelled: no copy leaves on any link.
+        // 3. The DUT's relay was cancelled: no copy leaves on any link. (A relay sooner than the
+        //    window's minimum left before the repeat could cancel it: that breaks SIMPLE-R7.)
         let seen = try t.observe(for: t.parameters.quietPeriod)
+        if let early = t.sightings(of: sent, in: seen).first(where: { $0.time - sentAt < t.parameters.relayWindow.lowerBound }) {
+            throw CheckFailed(reason: "relayed at once, before the repeat could cancel the relay: no jitter (SIMPLE-R7)",
+                              expected: "a relay waiting \(t.parameters.relayWindow) (and then cancelled)",
+                              seen: "relayed after \(CheckContext.ms(early.time - sentAt)): \(t.summary(seen))", rule: "SIMPLE-R7")
+        }
         try t.expect(t.sightings(of: sent, in: seen).isEmpty, "relayed a message it heard again before its relay left",
                      expected: "the relay cancelled: nothing sent", seen: t.summary(seen))
         // 4. The DUT still relays a message heard once.

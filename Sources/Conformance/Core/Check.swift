@@ -34,9 +34,25 @@ public struct Check: Sendable {
 
 /// The DUT did not do what the page says: FAIL.
 public struct CheckFailed: Error, Sendable {
+    /// What a FAIL rests on, by type (docs/checks.md, "Verdicts").
+    public enum Finding: String, Sendable, Codable {
+        /// The check's own expectation, on what the tester saw.
+        case check
+        /// The DUT sent units a decoder of the page refuses: the wire rule they break (the
+        /// check's own finding, blind to what they said, is kept in the reason).
+        case undecodableOutput
+        /// The DUT answered after the check's last window had closed: the page's timing rule
+        /// (what the check judged missing came late).
+        case lateAnswer
+    }
+
     public var reason: String
     public var expected: String
     public var seen: String
+    /// The page's rule broken, where the tester names one by type (a wire rule, the relay
+    /// window); nil: the check's own rules.
+    public var rule: String? = nil
+    public var finding: Finding = .check
 }
 
 /// The tester could not decide: INCONC, with why by type.

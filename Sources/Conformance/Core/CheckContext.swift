@@ -36,7 +36,19 @@ public final class CheckContext {
     /// The units the tester sent for each message of the check, by message key: what a unit the
     /// DUT sends that the tester cannot decode is matched against (`sightings(of:in:)`).
     /// The most recent `sentUnitsKept` only: an over-the-air fuzz campaign sends without end.
-    var sentUnits: [(key: String, units: [[UInt8]])] = []
+    var sentUnits: [(key: String, units: [[UInt8]], message: ProbeMessage?)] = []
+    /// Units the DUT sent that the tester could not decode (the first `undecodableKept`), and
+    /// how many in all: what a FAIL is reviewed for (`reviewed(_:)`).
+    var undecodableUnits: [(error: WireError, link: LinkID, time: Duration, bytes: [UInt8])] = []
+    var undecodableCount = 0
+    /// Units the DUT sent that the tester decoded.
+    var decodedCount = 0
+    /// The check counted a unit it could not decode as a copy (`sightings`): its finding is
+    /// not blind to the undecodable units.
+    var judgedUndecodable = false
+    static let undecodableKept = 32
+    /// What the upper tester had the DUT's app send in this check (`command(send:to:)`).
+    var commanded: [(payload: [UInt8], to: NodeAddress?)] = []
     static let sentUnitsKept = 1100
     /// A relay of a fresh message was recognised before the stimulus (`establishBaseline`).
     private var baselineEstablished = false
@@ -163,6 +175,11 @@ public final class CheckContext {
         record(.toDUT, LinkID(tester), nil, "link up, peer T\(tester) = \(peer)" + (attMTU.map { ", ATT_MTU \($0): the DUT notifies values of at most \($0 - 3) bytes" } ?? ""))
         try session.apply(.linkUp(LinkID(tester), peer: peer, maxUnit: attMTU.map { $0 - 3 }))
         linksUp.insert(tester)
+        // The tester's own path on the link: what any answer on it takes on top of the DUT's time.
+        if let trip = session.carriage(of: LinkID(tester))?.roundTrip {
+            latency.recordRoundTrip(trip, on: LinkID(tester))
+            note("L\(tester): the tester's round trip to the DUT (an ATT request and its response, both hosts and the air) took \(Self.ms(trip))")
+        }
         // A DUT on the air is not told who linked up: the tester introduces itself as a node of
         // the dialect does on a new link, so the DUT can know its neighbour (BLEMESH-R1, R14).
         if !session.tellsPeers, let hello = probe.introduction(of: tester) { try send(hello, from: tester) }
@@ -233,7 +250,7 @@ public final class CheckContext {
     public func send(_ message: ProbeMessage, from tester: Int) throws {
         let at = elapsed
         let units = probe.units(of: message, via: tester)
-        sentUnits.append((message.key, units))
+        sentUnits.append((message.key, units, message))
         if sentUnits.count > Self.sentUnitsKept { sentUnits.removeFirst(sentUnits.count - Self.sentUnitsKept) }
         for unit in units { try write(unit, from: tester) }
         sentSinceObserving += 1
@@ -245,7 +262,7 @@ public final class CheckContext {
     /// units are (`sightings(of:in:)`).
     public func write(_ bytes: [UInt8], from tester: Int, what: String? = nil, carrying key: String? = nil) throws {
         stimulus = nil   // raw units: whatever they answer to, it is no longer the last message sent
-        if let key { sentUnits.append((key, [bytes])) }
+        if let key { sentUnits.append((key, [bytes], nil)) }
         record(.toDUT, LinkID(tester), bytes, what ?? probe.describe(bytes))
         try session.apply(.received(bytes, on: LinkID(tester)))
     }
@@ -254,6 +271,7 @@ public final class CheckContext {
     public func command(send payload: [UInt8], to destination: Party?) throws {
         guard capabilities.upperTester else { throw CheckNotApplicable("needs an upper tester") }
         let address = destination.map(probe.address(of:))
+        commanded.append((payload, address))
         record(.toDUT, nil, payload, "upper tester: send \(payload.count) bytes to \(address.map(\.description) ?? "everyone")")
         if let upperTester {
             guard try ask(upperTester, .send(text: Self.promptText(payload), to: address?.description)) != 0 else {
@@ -338,6 +356,12 @@ public final class CheckContext {
             let heard = probe.hear(bytes, on: link)
             evidence.append(EvidenceEntry(time: time, direction: .fromDUT, link: link, bytes: bytes, summary: probe.describe(bytes)))
             if let heard { learnIdentity(from: heard) }
+            if case .malformed(let error)? = heard {
+                undecodableCount += 1
+                if undecodableUnits.count < Self.undecodableKept { undecodableUnits.append((error, link, time, bytes)) }
+            } else if heard != nil {
+                decodedCount += 1
+            }
             if case .message(let m)? = heard, let stimulus, m.key == stimulus.key, !isOwn(m) { latency.record(time - stimulus.at) }
             return heard.map { Observation(time: time, kind: .packet($0, on: link), bytes: bytes) }
         case .delivered(let m):

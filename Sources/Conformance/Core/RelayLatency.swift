@@ -1,3 +1,4 @@
+import MeshNode
 import Synchronization
 
 /// How long the DUT's relays take on this run's transport, shared by the run's checks.
@@ -19,6 +20,7 @@ public final class RelayLatencyBook: Sendable {
     static let kept = 16
 
     private let samples = Mutex<[Duration]>([])
+    private let roundTrips = Mutex<[LinkID: [Duration]]>([:])
 
     public init() {}
 
@@ -29,6 +31,26 @@ public final class RelayLatencyBook: Sendable {
             s.append(latency)
             if s.count > Self.kept { s.removeFirst(s.count - Self.kept) }
         }
+    }
+
+    /// One round trip of the tester's own on `link` (an ATT request and its response), as the
+    /// link came up: the run's report gives each link's (`pathSummary`).
+    func recordRoundTrip(_ trip: Duration, on link: LinkID) {
+        roundTrips.withLock { r in
+            r[link, default: []].append(trip)
+            if r[link]!.count > Self.kept { r[link]!.removeFirst() }
+        }
+    }
+
+    /// "L1 12-30 ms (median 14 ms of the last 9), L2 ...": the tester's path per link, nil when
+    /// nothing was measured (the virtual radio, a process DUT).
+    public var pathSummary: String? {
+        let trips = roundTrips.withLock { $0 }
+        guard !trips.isEmpty else { return nil }
+        return trips.sorted { $0.key.raw < $1.key.raw }.map { link, d in
+            let s = d.sorted()
+            return "L\(link.raw) \(CheckContext.ms(s[0]))-\(CheckContext.ms(s[s.count - 1])) (median \(CheckContext.ms(s[s.count / 2])) of the last \(s.count))"
+        }.joined(separator: ", ")
     }
 
     /// The slowest of the recent relays, if any was measured.

@@ -16,6 +16,9 @@ public struct Runner {
     public var timeLimit: Duration
     /// The person at the bench as the DUT's upper tester (`--prompt`), or a script of their answers.
     public var upperTester: (any UpperTesterOperator)?
+    /// What this runner's runs measured of relay latency and of the tester's own path (the
+    /// round trip per link over the air): shared by the checks of a run, as the transport is.
+    public let latency = RelayLatencyBook()
 
     public init(capabilities: Capabilities, driver: any DUTDriver, seed: UInt64 = 1, runBase: UInt64? = nil,
                 timeLimit: Duration = .seconds(3600)) {
@@ -53,7 +56,7 @@ public struct Runner {
         let runStart = ContinuousClock.now
         guard jobs > 1, checks.count > 1, upperTester == nil else {
             var results: [CheckResult] = []
-            let identity = DUTIdentityBook(), latency = RelayLatencyBook()
+            let identity = DUTIdentityBook()
             for (index, check) in checks.enumerated() {
                 activity(check, .started)
                 let result = try timed(check, index: index, identity: identity, latency: latency, runStart: runStart)
@@ -96,7 +99,7 @@ public struct Runner {
         let runner = ConcurrentRunner(runner: self)
         // One book for the run, as one job has: a DUT's id learned by one check serves the rest
         // (the book locks; which check learns it first may differ from a serial run).
-        let identity = DUTIdentityBook(), latency = RelayLatencyBook()
+        let identity = DUTIdentityBook(), latency = latency
         for _ in 0..<jobs {
             Thread.detachNewThread {
                 while let index = shared.withLock({ w -> Int? in
@@ -182,10 +185,13 @@ public struct Runner {
             try check.body(context)
             result.verdict = .pass
         } catch let e as CheckFailed {
+            let e = context.reviewed(e)
             result.verdict = .fail
             result.reason = e.reason
             result.expected = e.expected
             result.seen = e.seen
+            result.finding = e.finding
+            result.failedRule = e.rule
         } catch let e as CheckInconclusive {
             result.verdict = .inconclusive
             result.reason = e.reason

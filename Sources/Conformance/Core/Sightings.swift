@@ -23,7 +23,7 @@ public struct Sighting: Sendable {
 
 extension CheckContext {
     /// Every copy of `message` the DUT sent, decoded or not, in time order. An undecodable unit
-    /// counts when its bytes resemble a unit the tester sent for `message` (at most a quarter
+    /// counts when its bytes resemble a unit the tester sent for `message` (at most an eighth
     /// of their common bytes differ: the TTL, a flag, a rewritten field) more closely than any
     /// unit of another message of the check; what the DUT adds after the frame (padding, junk)
     /// does not count against it.
@@ -37,6 +37,7 @@ extension CheckContext {
             guard let link = o.link else { return nil }
             if let m = o.message, m.key == key { return Sighting(link: link, time: o.time, decoded: m, bytes: o.bytes ?? []) }
             guard case .malformed(let error)? = o.packet, let bytes = o.bytes, matchedMessage(bytes) == key else { return nil }
+            judgedUndecodable = true
             return Sighting(link: link, time: o.time, undecodable: error, bytes: bytes)
         }
     }
@@ -60,13 +61,18 @@ extension CheckContext {
         return tied ? nil : best?.key
     }
 
+    /// A unit's bytes for a reason: the first 96 in hex.
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.count > 96 ? Hex.encode(Array(bytes.prefix(96))) + "..." : Hex.encode(bytes)
+    }
+
     /// Bytes that differ between `unit` and `sent` over their common length, when that length
-    /// covers at least half of `sent` (and 8 bytes) and at most a quarter of it differs, and
+    /// covers at least half of `sent` (and 16 bytes) and at most an eighth of it differs, and
     /// fewer than `limit` do; else nil.
     static func distance(_ unit: [UInt8], _ sent: [UInt8], below limit: Int = .max) -> Int? {
         let n = min(unit.count, sent.count)
-        guard n >= 8, n * 2 >= sent.count else { return nil }
-        let most = min(n / 4, limit - 1)
+        guard n >= 16, n * 2 >= sent.count else { return nil }
+        let most = min(n / 8, limit - 1)
         var differing = 0
         for i in 0..<n where unit[i] != sent[i] {
             differing += 1
@@ -86,9 +92,10 @@ extension CheckContext {
         let unread = sightings(ofKey: key, in: observations).filter { $0.undecodable != nil }
         guard let first = unread.first, let error = first.undecodable else { return }
         let rule = probe.wireRule(for: error)
-        let shown = first.bytes.count > 96 ? Hex.encode(Array(first.bytes.prefix(96))) + "..." : Hex.encode(first.bytes)
+        let shown = Self.hex(first.bytes)
         throw CheckFailed(reason: "relayed, but a decoder of the page refuses the relay (\(error.code.rawValue)): it breaks \(rule)",
                           expected: "relays that decode as \(rule) says",
-                          seen: "\(unread.map(\.line).joined(separator: ", ")): \(error.detail); \(first.bytes.count) bytes \(shown)")
+                          seen: "\(unread.map(\.line).joined(separator: ", ")): \(error.detail); \(first.bytes.count) bytes \(shown)",
+                          rule: rule, finding: .undecodableOutput)
     }
 }

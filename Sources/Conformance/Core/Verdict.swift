@@ -26,6 +26,9 @@ public struct CheckResult: Sendable {
     public var seen: String?
     /// For an INCONC: why the tester could not decide, by type (never a rule the DUT broke).
     public var inconclusiveCause: CheckInconclusive.Cause?
+    /// For a FAIL: what it rests on, and the rule it names when the tester names one by type.
+    public var finding: CheckFailed.Finding?
+    public var failedRule: String?
     /// Everything exchanged with the DUT during the check, in time order.
     public var evidence: [EvidenceEntry]
     /// Wall-clock seconds the check took.

@@ -111,10 +111,15 @@ public struct LinkCarriage: Sendable, Hashable, CustomStringConvertible {
     /// The DUT is the link's GATT server and sends by notification, each value fitting
     /// ATT_MTU - 3; false: it is the central and writes (long writes carry up to 512 bytes).
     public var dutNotifies: Bool
+    /// The tester's own path to the DUT on this link, measured when it came up: one ATT
+    /// request and its response through both hosts, their controllers and the air (nil where
+    /// the tester has no request of its own to time, as on a link the DUT made).
+    public var roundTrip: Duration?
 
-    public init(attMTU: Int, dutNotifies: Bool) {
+    public init(attMTU: Int, dutNotifies: Bool, roundTrip: Duration? = nil) {
         self.attMTU = attMTU
         self.dutNotifies = dutNotifies
+        self.roundTrip = roundTrip
     }
 
     /// The largest value the DUT may notify on the link.

@@ -40,7 +40,27 @@ public enum CatalogDocument {
 
             - **FAIL** names the rule the DUT broke, what the page expects and what the DUT did, with
               every packet. It is never the tester's blindness: when the tester could not see what it
-              needed, the verdict is INCONC.
+              needed, the verdict is INCONC. Before a FAIL stands it is reviewed for two blind spots,
+              and what it rests on is typed (`finding` and `failedRule` in `--json`): `check` (the
+              check's own expectation); `undecodableOutput` (the DUT sent units a decoder of the page
+              refuses, tied by their bytes to a message the tester sent, or the tester decoded nothing
+              of the DUT's at all: what the check judged may be in them, so the FAIL names the wire
+              rule they break, with their bytes, and keeps the check's own finding in its reason; a
+              DUT whose other units decode keeps the check's finding, which then says what else came);
+              `lateAnswer` (after the
+              check's last window the tester listens twice the answer period more, and a relay, ack,
+              delivery or dropped link that then comes makes the FAIL one of the page's timing rule,
+              e.g. BITCHAT-R6.4, instead of "not relayed").
+            - **Undecodable output is output.** A unit the DUT sends that the tester cannot decode
+              still counts for the rules about whether, where and how often the DUT relays (back on
+              the ingress, twice, a TTL-1 message) when its bytes tie it to a message the tester sent:
+              at most a quarter of their common bytes differ (the TTL, a rewritten field; what follows
+              the frame, such as random padding, does not count), and no other message of the check is
+              as close. Reports show it as "relayed (undecodable: trailingBytes)". A check about the
+              relay's content FAILs the wire rule it breaks (bitchat: BITCHAT-W7 for bytes after the
+              frame that are not one pad), with the bytes, never "not relayed". Where the DUT's relay
+              rewrites the unit's layout (blemesh re-chunks an envelope grown by a hop; simple's JSON
+              changes length), a unit that does not decode cannot be tied and counts for nothing.
             - **INCONC** carries its cause by type (`inconclusiveCause` in `--json`): `budget` (the wait
               the check needs is past `checkBudgetSeconds`), `premise` (what the check builds on did
               not happen, e.g. the first copy was not relayed, so de-duplication cannot be seen: the
@@ -50,14 +70,22 @@ public enum CatalogDocument {
             - **NA**: the dialect, the declared capabilities or the bench exclude the check.
             - **The baseline.** A check that ends on "the DUT still relays after ..." first proves,
               before its stimulus and on the same links, that the tester recognises the DUT's relay of
-              a fresh message. Without that, "nothing recognised" could be the tester's blindness (a
-              DUT whose relays do not decode, e.g. padded otherwise than the page says): INCONC
-              `noBaseline` with what was seen ("no relay recognised before the stimulus: 3 units
-              undecodable (trailingBytes)"), never FAIL "stopped relaying". The over-the-air fuzzer's
-              first liveness probe is the same baseline, judged by the same code.
+              a fresh message (decoded, or tied to it by its bytes). Without that, "nothing
+              recognised" could be the tester's blindness: INCONC `noBaseline` with what was seen ("no
+              relay recognised before the stimulus: 3 units undecodable (trailingBytes)"), never FAIL
+              "stopped relaying". The over-the-air fuzzer's first liveness probe is the same baseline,
+              judged by the same code; BCN/BV-03 and BV-04 take one of a rebroadcast beacon.
             - **The early bound.** `timingSlackMs` and the over-the-air allowances widen only the late
               side of a window: a pipe or a radio only adds delay. A relay earlier than the page's
               minimum delay FAILs RLY/BV-02 with the measured delay, whatever slack is declared.
+            - **Time up front.** A check that waits long (a retention, a reassembly lifetime, a cache
+              overflow) says how long in its evidence before it starts, and is INCONC `budget` at once
+              when that is past `checkBudgetSeconds`. On the tester's clock (the virtual radio, a
+              stdio DUT given an epoch) the wait costs no wall time and always runs.
+
+            `Tests/ConformanceTests/BlindnessTests.swift` runs every check of every dialect against
+            the reference node behind a driver that silences it, makes its units undecodable, or
+            delays everything it does past the window, and shows every FAIL naming what that broke.
 
             The *mutants* column lists the named mutants of the reference node (`--mutant NAME`) that this
             check FAILs, per dialect; every check PASSes against the reference node. `swift test` checks both.

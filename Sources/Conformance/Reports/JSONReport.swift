@@ -26,7 +26,7 @@ public enum JSONReport {
                     ("dialect", .string(s.capabilities.dialect.rawValue)),
                     ("capabilities", capabilities(s.capabilities)),
                     ("results", .array(s.results.map(result))),
-                ])
+                ] + (s.testerPath.map { [("testerPath", JSONValue.string($0))] } ?? []))
             })),
         ])
     }
@@ -41,6 +41,8 @@ public enum JSONReport {
         if let v = r.expected { members.append(("expected", .string(v))) }
         if let v = r.seen { members.append(("seen", .string(v))) }
         if let v = r.inconclusiveCause { members.append(("inconclusiveCause", .string(v.rawValue))) }
+        if let v = r.finding { members.append(("finding", .string(v.rawValue))) }
+        if let v = r.failedRule { members.append(("failedRule", .string(v))) }
         return .object(members)
     }
 

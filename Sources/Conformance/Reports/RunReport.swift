@@ -6,9 +6,13 @@ public struct RunReport: Sendable {
     public struct Section: Sendable {
         public var capabilities: Capabilities
         public var results: [CheckResult]
-        public init(capabilities: Capabilities, results: [CheckResult]) {
+        /// Over the air: the tester's own round trip to the DUT per link, as the links came up
+        /// (`RelayLatencyBook.pathSummary`); nil where nothing was measured.
+        public var testerPath: String?
+        public init(capabilities: Capabilities, results: [CheckResult], testerPath: String? = nil) {
             self.capabilities = capabilities
             self.results = results
+            self.testerPath = testerPath
         }
     }
 

@@ -31,6 +31,7 @@ public enum TextReport {
             let counts = Dictionary(grouping: s.results, by: \.verdict).mapValues(\.count)
             return "\(s.capabilities.dialect.rawValue): \(s.results.count) checks, " +
                 Verdict.allCases.map { "\($0.rawValue) \(counts[$0] ?? 0)" }.joined(separator: ", ")
+                + (s.testerPath.map { "\n  tester path, round trip per link: \($0)" } ?? "")
         }
         lines.append(String(format: "DUT: %@; seed %llu; run base %llu; %.2f s; %@", report.dut, report.seed, report.runBase, report.wallSeconds,
                             report.exitStatus == 0 ? "all applicable checks passed" : "FAILED"))
