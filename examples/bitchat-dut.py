@@ -32,6 +32,16 @@ DUTs"):
                      since gone down and up again: the assembly credits its frame to the receive
                      buffer of the link it started on, which the link's going down released (a
                      crash that needs link churn between inputs)
+
+--habit NAME gives the node a habit that third-party bitchat nodes were found with (several may
+be given), which meshconform must judge without calling a working node broken (docs/checks.md,
+"Verdicts"):
+  random-padding     re-pads every relay with random bytes after the frame, not one PKCS#7 pad
+                     (breaks BITCHAT-W7: no relay decodes)
+  notify-all         sends each relay to every link, the ingress too, as a peripheral notifying
+                     all its subscribers does (breaks BITCHAT-R6.4)
+  no-jitter          relays at once (breaks BITCHAT-R6.4's 10 ms minimum)
+  late               everything it sends goes out 300 ms late (breaks BITCHAT-R6.4's 60 ms maximum)
 """
 import argparse
 import hashlib
@@ -56,10 +66,12 @@ FRAGMENT_TOTAL_MAX = 10_000
 REASSEMBLY_LIFETIME = 30.0
 REASSEMBLY_MAX = 128
 MAX_LINKS = 7
+UNIT_MAX = 512                   # BITCHAT-G3: the largest value a link carries
 
 FRAGMENT, REQUEST_SYNC = 0x20, 0x21
 BROADCAST = b"\xff" * 8
 BUGS = ("original-size-max", "total-max", "long-route", "pad-hang", "fragment-pair", "relink-assembly")
+HABITS = ("random-padding", "notify-all", "no-jitter", "late")
 
 
 class Refused(Exception):
@@ -183,12 +195,12 @@ class Inbox:
 
 
 class BitchatNode:
-    def __init__(self, start, clock, timers, bugs):
+    def __init__(self, start, clock, timers, bugs, habits=frozenset()):
         address = start["address"]
         raw = uuid.UUID(address).bytes if "-" in address else bytes.fromhex(address)
         self.me = raw[:8]                                                # BITCHAT-R1
         self.epoch_ms = int(start["settings"].get("epoch", "0")) * 1000  # the tester's date
-        self.clock, self.timers, self.bugs = clock, timers, bugs
+        self.clock, self.timers, self.bugs, self.habits = clock, timers, bugs, habits
         self.rng = random.Random(int(start["seed"]))
         self.links = set()
         self.seen = OrderedDict()        # dedup key -> time recorded
@@ -245,11 +257,15 @@ class BitchatNode:
         if packet.sender == self.me or packet.type == REQUEST_SYNC or packet.recipient == self.me:
             return
         ttl = min(packet.ttl, TTL_CAP)
-        targets = self.links - {ingress}
+        targets = set(self.links) if "notify-all" in self.habits else self.links - {ingress}
         if ttl <= 1 or not targets:
             return
         out = packet.raw[:2] + bytes([ttl - 1]) + packet.raw[3:]
-        self.timers.later(self.rng.uniform(*JITTER), lambda: self.send(out, targets))
+        room = min(12, UNIT_MAX - len(out))
+        if "random-padding" in self.habits and room > 0:   # random bytes ending in 0: never one pad
+            out += bytes(self.rng.randrange(256) for _ in range(room - 1)) + b"\x00"
+        delay = 0.0 if "no-jitter" in self.habits else self.rng.uniform(*JITTER)
+        self.timers.later(delay + (0.3 if "late" in self.habits else 0.0), lambda: self.send(out, targets))
 
     def send(self, data, links):
         for link in sorted(links & self.links):
@@ -313,8 +329,10 @@ class BitchatNode:
 def main():
     options = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     options.add_argument("--bug", action="append", default=[], choices=BUGS, help="plant a bug (see the module's doc)")
-    bugs = set(options.parse_args().bug)
-    run("bitchat", lambda start, clock, timers: BitchatNode(start, clock, timers, bugs))
+    options.add_argument("--habit", action="append", default=[], choices=HABITS, help="a third-party node's habit (see the module's doc)")
+    args = options.parse_args()
+    bugs, habits = set(args.bug), frozenset(args.habit)
+    run("bitchat", lambda start, clock, timers: BitchatNode(start, clock, timers, bugs, habits))
 
 
 if __name__ == "__main__":

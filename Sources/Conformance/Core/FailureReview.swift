@@ -12,7 +12,7 @@ import MeshWire
 ///   context. Otherwise (a check that counted them, a DUT whose other traffic the tester read)
 ///   the check's finding stands and its reason says what else came;
 /// - the DUT answered after the check's last window had closed: the tester listens on for
-///   twice the answer period, and an answer to what the tester did then (a relay, an ack, a
+///   twice the answer period (a second at least), and an answer to what the tester did then (a relay, an ack, a
 ///   delivery, a dropped link: `answersTheCheck`) makes the FAIL one of the page's timing rule.
 extension CheckContext {
     func reviewed(_ failure: CheckFailed) -> CheckFailed {
@@ -36,7 +36,7 @@ extension CheckContext {
 
     private func lateAnswer(behind failure: CheckFailed) -> CheckFailed? {
         let closed = elapsed
-        let grace = parameters.answerPeriod * 2
+        let grace = max(parameters.answerPeriod * 2, Self.lateGrace)
         note("reviewing the FAIL: listening \(Self.ms(grace)) more for answers that come late")
         guard let more = try? observe(for: grace), let late = more.first(where: answersTheCheck) else { return nil }
         let rule = RLY.bv02.rules.first { $0.hasPrefix(dialect.rawValue.uppercased() + "-") } ?? "the page's relay window (RLY/BV-02)"
@@ -45,6 +45,10 @@ extension CheckContext {
             expected: "answers within the page's windows (relays within \(parameters.relayWindow.upperBound), answers within \(parameters.answerPeriod)); and \(failure.expected)",
             seen: "\(summary(more)); before: \(failure.seen)", rule: rule, finding: .lateAnswer)
     }
+
+    /// The least the review listens past a FAIL: a DUT a few hundred milliseconds late is still
+    /// one that answers (on the tester's clock the wait costs nothing; elsewhere a FAIL costs it).
+    static let lateGrace: Duration = .seconds(1)
 
     /// What answers something the tester did, rather than being the DUT's own background
     /// traffic: a relay (a message it did not originate, or a unit tied to one the tester sent

@@ -46,11 +46,11 @@ public enum CatalogDocument {
               refuses, tied by their bytes to a message the tester sent, or the tester decoded nothing
               of the DUT's at all: what the check judged may be in them, so the FAIL names the wire
               rule they break, with their bytes, and keeps the check's own finding in its reason; a
-              DUT whose other units decode keeps the check's finding, which then says what else came);
-              `lateAnswer` (after the
-              check's last window the tester listens twice the answer period more, and a relay, ack,
-              delivery or dropped link that then comes makes the FAIL one of the page's timing rule,
-              e.g. BITCHAT-R6.4, instead of "not relayed").
+              check that counted them itself, or one against a DUT whose other units decode, keeps its
+              finding, which then says what else came);
+              `lateAnswer` (after the check's last window the tester listens twice the answer period
+              more, a second at least, and a relay, ack, delivery or dropped link that then comes makes
+              the FAIL one of the page's timing rule, e.g. BITCHAT-R6.4, instead of "not relayed").
             - **Undecodable output is output.** A unit the DUT sends that the tester cannot decode
               still counts for the rules about whether, where and how often the DUT relays (back on
               the ingress, twice, a TTL-1 message) when its bytes tie it to a message the tester sent:
