@@ -42,14 +42,14 @@ public final class RelayLatencyBook: Sendable {
         }
     }
 
-    /// "L1 12-30 ms (median 14 ms of the last 9), L2 ...": the tester's path per link, nil when
+    /// "L1 median 14 ms (12 ms to 30 ms, last 9), L2 ...": the tester's path per link, nil when
     /// nothing was measured (the virtual radio, a process DUT).
     public var pathSummary: String? {
         let trips = roundTrips.withLock { $0 }
         guard !trips.isEmpty else { return nil }
         return trips.sorted { $0.key.raw < $1.key.raw }.map { link, d in
             let s = d.sorted()
-            return "L\(link.raw) \(CheckContext.ms(s[0]))-\(CheckContext.ms(s[s.count - 1])) (median \(CheckContext.ms(s[s.count / 2])) of the last \(s.count))"
+            return "L\(link.raw) median \(CheckContext.ms(s[s.count / 2])) (\(CheckContext.ms(s[0])) to \(CheckContext.ms(s[s.count - 1])), last \(s.count))"
         }.joined(separator: ", ")
     }
 
