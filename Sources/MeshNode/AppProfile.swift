@@ -30,7 +30,7 @@ public enum AppProfile {
             [.rawControl, .ackNoDestination, .readAsUser, .ignoreHopPath, .noReack, .chunksIgnoreMTU, .reassembleByMessageID, .trustChunkTotal, .overwriteChunks,
              .flushRequestIDs, .refuseSigned, .noJitter, .holdUnrouted, .lateFailure]
         case .bitchat:
-            [.noFragmentDedup, .trustFragmentType]
+            [.noFragmentDedup, .ignoreFragmentClaim, .lastPieceWins]
         case .simple:
             [.relayToSender, .noJitter]
         case .camp:

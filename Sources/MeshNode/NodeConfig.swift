@@ -114,6 +114,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case rescueLateFragments = "rescue-late-fragments"
     case acceptStale = "accept-stale"
     case shortDeliveryDedup = "short-delivery-dedup"
+    case ignoreFragmentClaim = "ignore-fragment-claim"
     // simple only: seed 000's relay controller (SIMPLE-R5 to R8).
     case noCancel = "no-cancel"
     case flatProbability = "flat-probability"
@@ -173,7 +174,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .noReassemblyExpiry:
             [.blemesh, .bitchat]
         case .noTTLCap, .unpadFirst, .fragmentKeyByID, .trustFragmentType, .noFragmentDedup,
-             .randomPadding, .lastPieceWins, .rescueLateFragments, .acceptStale, .shortDeliveryDedup:
+             .randomPadding, .lastPieceWins, .rescueLateFragments, .acceptStale, .shortDeliveryDedup, .ignoreFragmentClaim:
             [.bitchat]
         case .noCancel, .flatProbability, .noRelayFields, .noDenseCap:
             [.simple]
@@ -258,7 +259,8 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .trustFragmentType: "dispatches a reassembled packet on the fragment header's unauthenticated originalType"
         case .noFragmentDedup: "exempts fragments from de-duplication: every copy is relayed again (bitchat app bug 5)"
         case .randomPadding: "re-pads every relay with random bytes after the frame, not one PKCS#7 pad (BITCHAT-W7): no relay of it decodes"
-        case .lastPieceWins: "lets a repeated fragment index with other bytes replace the piece already held (BITCHAT-R8.5)"
+        case .lastPieceWins: "lets a repeated fragment index with other bytes replace the piece already held (BITCHAT-R8.5; bitchat iOS, BLEFragmentAssemblyBuffer.swift:114-115@9b84b361)"
+        case .ignoreFragmentClaim: "handles a completed assembly by its inner packet's own type without comparing the fragments' originalType, so a message claimed as an announce is delivered (BITCHAT-R8.4; bitchat iOS, BLEFragmentHandler.swift:59-72@9b84b361)"
         case .rescueLateFragments: "keeps an incomplete assembly that is at least 75 % complete past the 30 s lifetime, so a late last fragment completes it (BITCHAT-R8.2)"
         case .acceptStale: "takes packets of any age: no 120 s freshness window, so a packet 10 minutes old is delivered and relayed (BITCHAT-R4)"
         case .shortDeliveryDedup: "remembers what it delivered for 10 s only: the same broadcast again after that reaches the app a second time (its relay de-duplication is intact; BITCHAT-R3, R9)"

@@ -30,6 +30,7 @@ import Testing
         Expectation(dialect: .simple, faults: [.noJitter], fails: ["RLY/BV-02": nil, "DDP/BV-40": "SIMPLE-R7"]),
         Expectation(dialect: .bitchat, faults: [.rescueLateFragments], fails: ["FRG/BI-07": nil]),
         Expectation(dialect: .bitchat, faults: [.lastPieceWins], fails: ["FRG/BV-06": nil]),
+        Expectation(dialect: .bitchat, faults: [.ignoreFragmentClaim], fails: ["FRG/BI-06": nil]),
         Expectation(dialect: .bitchat, faults: [.shortDeliveryDedup], fails: ["DDP/BV-15": nil]),
         Expectation(dialect: .bitchat, faults: [.acceptStale], fails: ["RLY/BV-23": nil]),
         Expectation(dialect: .bitchat, faults: [.relayTTLOne], fails: ["RLY/BV-04": nil, "RLY/BV-05": nil]),

@@ -169,6 +169,8 @@ import Testing
         }
         #expect(deliveries([]) == 0)
         #expect(deliveries([.trustFragmentType]) == 1)
+        // The app (ignore-fragment-claim) handles it by its own type: an announce, not delivered.
+        #expect(deliveries([.ignoreFragmentClaim]) == 0)
         // BITCHAT-R8.5: a later fragment disagreeing on the total is neither stored nor relayed.
         let frags = Self.fragments(of: Self.packet(text: String(repeating: "k", count: 300)))
         var odd = try! BitchatPacket(decoding: frags[1])

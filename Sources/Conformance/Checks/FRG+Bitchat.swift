@@ -68,7 +68,7 @@ extension FRG {
             guard case .delivered(let m) = o.kind, m.payload != sent.payload, m.payload.count == sent.payload.count else { return nil }
             return m
         }
-        try t.expect(mixed.isEmpty, "a repeated fragment index with other bytes replaced the piece already held",
+        try t.expect(mixed.isEmpty, "a repeated fragment index with other bytes replaced the piece already held: BITCHAT-R8.5 keeps the first (stricter than bitchat iOS, which lets the last win: BLEFragmentAssemblyBuffer.swift:114-115@9b84b361)",
                      expected: "the message as its first fragments made it (\(sent.payload.count) bytes)",
                      seen: mixed.map { "a delivery of \($0.payload.count) bytes holding the repeated piece's: \(String(decoding: $0.payload.prefix(60), as: UTF8.self))..." }.joined(separator: "; "))
         try expectDeliveredOnce(t, sent, in: seen, after: "fragments out of order, a repeated index with other bytes, then all repeated")
@@ -100,7 +100,7 @@ extension FRG {
         try expectDeliveredOnce(t, second, in: seen, after: "interleaving with another sender's fragments (S2's)")
     }
 
-    static let bi06 = Check("FRG/BI-06", "dispatches a reassembled frame on its own type: an announce claimed as a message is not delivered",
+    static let bi06 = Check("FRG/BI-06", "dispatches a reassembled frame on its own type and drops one whose type differs from its fragments' claim: neither an announce claimed as a message nor a message claimed as an announce is delivered",
                             dialects: [.bitchat], needs: [.upperTester, .links(2)], rules: ["BITCHAT-R8.4", "BITCHAT-R9"]) { t in
         let probe = try t.probe(BitchatProbe.self)
         // 1. Two testers link to the DUT.
@@ -114,10 +114,19 @@ extension FRG {
         try t.expect(!seen.contains { if case .delivered = $0.kind { true } else { false } },
                      "delivered an announce because its fragments claimed it was a message",
                      expected: "no delivery (the inner type is announce)", seen: t.summary(seen))
-        // 4. A genuine fragmented message from S2 is still delivered, once.
+        // 4. T1 sends the fragments of a message from S3 whose headers claim originalType 0x01,
+        //    announce: the claim and the frame disagree, so the assembly is dropped (BITCHAT-R8.4;
+        //    bitchat iOS handles it by its own type and delivers it: meshconform is stricter).
+        let message = try largeBitchat(t, from: .stranger(3))
+        try write(t, probe.fragments(of: message, claiming: BitchatMessageType.announce.rawValue), from: 1)
+        let claimed = try t.observe(for: t.parameters.quietPeriod)
+        try t.expect(try t.deliveries(of: message, in: claimed).isEmpty,
+                     "delivered a message whose fragments claimed it was an announce: BITCHAT-R8.4 drops an assembly whose type differs from the claim (stricter than bitchat iOS, which handles it by its own type: BLEFragmentHandler.swift:59-72@9b84b361)",
+                     expected: "no delivery", seen: t.summary(claimed))
+        // 5. A genuine fragmented message from S2 is still delivered, once.
         let genuine = try largeBitchat(t, from: .stranger(2))
         try write(t, probe.fragments(of: genuine), from: 1)
-        try expectDeliveredOnce(t, genuine, in: try t.observe(for: t.parameters.quietPeriod), after: "a mislabelled assembly")
+        try expectDeliveredOnce(t, genuine, in: try t.observe(for: t.parameters.quietPeriod), after: "mislabelled assemblies")
     }
 
     static let bi07 = Check("FRG/BI-07", "discards an incomplete assembly after the reassembly lifetime: its last fragment then completes nothing",

@@ -237,7 +237,9 @@ struct BitchatEngine: DialectEngine {
             }
             // The header's originalType is not authenticated: dispatch on the inner packet's
             // own type, and drop an assembly whose claim disagrees.
-            guard config.faults.contains(.trustFragmentType) || inner.type == fragment.originalType else {
+            // Mutant ignore-fragment-claim (bitchat iOS): no comparison at all.
+            guard config.faults.contains(.trustFragmentType) || config.faults.contains(.ignoreFragmentClaim)
+                    || inner.type == fragment.originalType else {
                 links.refuse()
                 return []
             }
