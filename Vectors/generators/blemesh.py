@@ -126,6 +126,9 @@ INNER_NOTES = {
     "Hop": "A hop count or TTL at or beyond 0...255. The app's fields are Int (Foundation accepts any Int); "
            "the dialect bounds them to 0...255 and a conforming decoder refuses the rest.",
     "Truncated": "Empty input or JSON cut mid-value.",
+    "AppBug": "BLEMesh's decoder accepts it (its Codable types take any Int for hopCount and ttl: "
+              "RouteMessages.swift:19, 22, 56, 106@dcd2103c); a conforming decoder refuses it (BLEMESH-W4, "
+              "blemesh.md section 6 row 17).",
     "DuplicateKey": "A key given twice: Foundation's JSONDecoder takes the first value, meshconform refuses.",
     "OverflowUnknownKey": "A number beyond a Double's range under a key the app's type does not have: Foundation's "
                           "JSONDecoder skips the key and decodes the message (swift-foundation, Swift 6.3.1; "
@@ -195,8 +198,8 @@ def inner_tests(fmt, struct_name, build, fields):
                flags=["Timestamp"]))
     t.append(I("timestamp true", fjson(build(timestamp=True)), "wrongType"))
     for h in hops:
-        t.append(I("%s -1" % h, fjson(build(**{h: -1})), "ttlOutOfRange", flags=["Hop"]))
-        t.append(I("%s 256" % h, fjson(build(**{h: 256})), "ttlOutOfRange", flags=["Hop"]))
+        t.append(I("%s -1" % h, fjson(build(**{h: -1})), "ttlOutOfRange", flags=["Hop", "AppBug"]))
+        t.append(I("%s 256" % h, fjson(build(**{h: 256})), "ttlOutOfRange", flags=["Hop", "AppBug"]))
         t.append(I("%s 1.5" % h, fjson(build(**{h: Raw("1.5")})), "wrongType", flags=["Hop"]))
     for s in strings:
         t.append(I("%s a number" % s, fjson(build(**{s: 7})), "wrongType"))
@@ -421,8 +424,8 @@ def envelope_tests():
     t.append(A("timestamp with fractional seconds: swift-foundation's .iso8601 accepts it, older Foundation "
                "and meshconform refuse it", fjson(dict(w, timestamp="2025-05-03T00:00:00.123Z")), error="badDate",
                flags=["Date"]))
-    t.append(I("ttl -1", fjson(dict(w, ttl=-1)), "ttlOutOfRange", flags=["Ttl"]))
-    t.append(I("ttl 256", fjson(dict(w, ttl=256)), "ttlOutOfRange", flags=["Ttl"]))
+    t.append(I("ttl -1", fjson(dict(w, ttl=-1)), "ttlOutOfRange", flags=["Ttl", "AppBug"]))
+    t.append(I("ttl 256", fjson(dict(w, ttl=256)), "ttlOutOfRange", flags=["Ttl", "AppBug"]))
     t.append(I("sequenceNumber -1", fjson(dict(w, sequenceNumber=-1)), "valueOutOfRange", flags=["Above2^53"]))
     t.append(I("sequenceNumber 2^64", fjson(dict(w, sequenceNumber=2 ** 64)), "valueOutOfRange",
                flags=["Above2^53"]))
@@ -443,6 +446,9 @@ def envelope_tests():
         "Above2^53": "sequenceNumber is UInt64: exact above 2^53, refused outside 0...UInt64.max.",
         "Ttl": "ttl at or beyond 0...255. The app's field is an Int (Foundation accepts any Int); the dialect "
                "bounds it to 0...255 and a conforming decoder refuses the rest.",
+        "AppBug": "BLEMesh's decoder accepts it (MessageEnvelope.ttl is any Int: "
+                  "Models/Routing/MessageEnvelope.swift:12@dcd2103c); a conforming decoder refuses it "
+                  "(BLEMESH-W2, blemesh.md section 6 row 17).",
         "Date": "The envelope uses .iso8601: 'yyyy-MM-ddTHH:mm:ssZ', whole seconds; an offset is the same "
                 "instant, written back as Z. A number, a missing zone or an impossible day is refused.",
         "Truncated": "Empty input or JSON cut mid-value.",
@@ -536,18 +542,18 @@ def chunk_tests():
     assert exact and over
     t.append(V("exactly 512 bytes (the ATT attribute maximum)", chunk_bytes(exact), chunk_neutral(exact),
                flags=["Size"]))
-    t.append(I("513 bytes, otherwise valid", chunk_bytes(over), "tooLarge", flags=["Size"]))
+    t.append(I("513 bytes, otherwise valid", chunk_bytes(over), "tooLarge", flags=["Size", "AppBug"]))
     t.append(I("empty input", b"", "truncated", flags=["Truncated"]))
     t.append(I("cut inside the payload (an MTU cut of a notify)", chunk_bytes(pieces[0])[:179], "truncated",
                flags=["Truncated"]))
     t.append(I("chunkIndex == totalChunks", chunk_bytes(chunk(MSG_2, 1, 1, 2, USER_PAYLOAD)), "chunkIndexOutOfRange",
-               flags=["ChunkRange"]))
+               flags=["ChunkRange", "AppBug"]))
     t.append(I("totalChunks 0", chunk_bytes(chunk(MSG_2, 0, 0, 3, USER_PAYLOAD)), "chunkIndexOutOfRange",
-               flags=["ChunkRange"]))
+               flags=["ChunkRange", "AppBug"]))
     t.append(I("chunkIndex -1", chunk_bytes(chunk(MSG_2, -1, 2, 1, USER_PAYLOAD)), "chunkIndexOutOfRange",
-               flags=["ChunkRange"]))
+               flags=["ChunkRange", "AppBug"]))
     t.append(I("totalChunks 1025 (above the cap)", chunk_bytes(chunk(MSG_2, 0, MAX_TOTAL + 1, 1, USER_PAYLOAD)),
-               "chunkIndexOutOfRange", flags=["ChunkRange"]))
+               "chunkIndexOutOfRange", flags=["ChunkRange", "AppBug"]))
     t.append(I("flags 256 (UInt8)", chunk_bytes(chunk(MSG_2, 0, 1, 256, USER_PAYLOAD)), "valueOutOfRange",
                flags=["Flags"]))
     t.append(I("flags -1", chunk_bytes(chunk(MSG_2, 0, 1, -1, USER_PAYLOAD)), "valueOutOfRange", flags=["Flags"]))
@@ -581,6 +587,9 @@ def chunk_tests():
         "Slash": "JSONEncoder escapes '/' in base64 as '\\/'; decoders accept both.",
         "Size": "A chunk is one GATT write or notify value, at most 512 bytes (the ATT attribute maximum); "
                 "larger input is tooLarge.",
+        "AppBug": "BLEMesh's decoder accepts it (MessageChunk takes any Int for chunkIndex and totalChunks, and "
+                  "bytes of any size: Models/Message.swift:92-97@dcd2103c); a conforming decoder refuses it "
+                  "(BLEMESH-W1, blemesh.md section 6 row 18).",
         "Truncated": "Empty input or JSON cut mid-value.",
         "ChunkRange": "chunkIndex must be in 0..<totalChunks and totalChunks in 1...1024 (meshconform's cap; the "
                       "app's Int fields have none, but its assembler can never complete such a message).",
