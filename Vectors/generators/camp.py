@@ -78,6 +78,7 @@ def camp_protocol():
         "Inner": "payload is base64 of an inner JSON message (CampAnnouncement, ResourceRequest, EventBroadcast); chat and emergency payloads are free bytes",
         "DeclarationOrder": "keys in declaration order, as the app's plain JSONEncoder writes them: valid, not canonical",
         "Dates": "timestamp is a Double of seconds since 2001-01-01 (the project's protocol doc wrongly says ISO-8601)",
+        "AppBug": "Robot Heart's decoder accepts it (CampProtocolMessage takes any UInt8 version, any campID string and an optional opaque payload: RobotHeart/Services/CampNetworkManager.swift:402-408@09bc23c4); a conforming decoder refuses it (camp.md section 6 row 7)",
     }
     ann = fjson(ANNOUNCE)
     t = []
@@ -100,18 +101,18 @@ def camp_protocol():
                protocol_n(payload=ann, inner=ANNOUNCE), canonical=False, flags=["DeclarationOrder", "Inner"]))
     t.append(V("fractional timestamp", fjson(protocol("ping", ts=T + 0.25)), protocol_n("ping", ts=T + 0.25), flags=["Dates"]))
     t.append(I("empty input", b"", "truncated"))
-    t.append(I("version 2", fjson(protocol("ping", version=2)), "valueOutOfRange"))
+    t.append(I("version 2", fjson(protocol("ping", version=2)), "valueOutOfRange", flags=["AppBug"]))
     t.append(I("type \"discoveryPing\" (the Swift case name, not its raw value)", fjson(protocol("discoveryPing")), "unknownType"))
-    t.append(I("campID not a UUID", fjson(protocol("ping", camp="robot-heart")), "badUUID"))
+    t.append(I("campID not a UUID", fjson(protocol("ping", camp="robot-heart")), "badUUID", flags=["AppBug"]))
     t.append(I("timestamp as ISO-8601 text (what the protocol doc claims)", fjson(protocol("ping", ts="2025-05-03T00:00:00Z")),
                "wrongType", flags=["Dates"]))
-    t.append(I("announce without its payload", fjson(protocol("announce")), "missingField"))
+    t.append(I("announce without its payload", fjson(protocol("announce")), "missingField", flags=["AppBug"]))
     t.append(I("payload not base64", fjson(protocol(payload="not base64!")), "badBase64", flags=["Inner"]))
     t.append(I("announcement payload without memberCount", fjson(protocol(payload=fjson({k: v for k, v in ANNOUNCE.items()
                                                                                         if k != "memberCount"}))),
-               "missingField", flags=["Inner"]))
-    t.append(I("announcement payload that is not JSON", fjson(protocol(payload=b"camp!")), "badJSON", flags=["Inner"]))
-    t.append(I("ping with a payload", fjson(protocol("ping", b"{}")), "trailingBytes"))
+               "missingField", flags=["Inner", "AppBug"]))
+    t.append(I("announcement payload that is not JSON", fjson(protocol(payload=b"camp!")), "badJSON", flags=["Inner", "AppBug"]))
+    t.append(I("ping with a payload", fjson(protocol("ping", b"{}")), "trailingBytes", flags=["AppBug"]))
     t.append(I("senderID missing", fjson(protocol("ping", drop="senderID")), "missingField"))
     return write_file("camp.protocol", "camp", INDEPENDENT + APP, notes, t)
 
@@ -122,7 +123,7 @@ def camp_message():
         "DeclarationOrder": "keys in declaration order, as the app's plain JSONEncoder writes them: valid, not canonical",
         "Location": "locationLat / locationLon: optional Doubles, absent when nil, both or neither, within -90...90 / -180...180",
         "Size": "one GATT write: at most 512 bytes (the app does not chunk)",
-        "AppBug": "Robot Heart accepts it (BLEMessage.id is any String); a conforming decoder refuses it (CAMP-W1, camp.md section 6 row 6)",
+        "AppBug": "Robot Heart's decoder accepts it (BLEMessage's fields are plain Strings and optional Doubles, with no size bound: RobotHeart/Services/BLEMeshManager.swift:499-508@09bc23c4); a conforming decoder refuses it (camp.md section 6 rows 6 and 8)",
     }
     inner = fjson(protocol(payload=fjson(ANNOUNCE))).decode()
     t = []
@@ -147,21 +148,21 @@ def camp_message():
     m = message(mid=MSG_ID.lower())
     t.append(V("lowercase id (kept as written: the id is compared as text)", fjson(m), m))
     t.append(I("empty input", b"", "truncated"))
-    t.append(I("513 bytes", fjson(message(content="x" * (513 - len(fjson(message(content="")))))), "tooLarge", flags=["Size"]))
+    t.append(I("513 bytes", fjson(message(content="x" * (513 - len(fjson(message(content="")))))), "tooLarge", flags=["Size", "AppBug"]))
     t.append(I("messageType \"chat\"", fjson(message("chat")), "unknownType"))
     t.append(I("id not a UUID", fjson(message(mid="42")), "badUUID", flags=["AppBug"]))
     t.append(I("timestamp missing", fjson(message(drop="timestamp")), "missingField"))
     t.append(I("timestamp as ISO-8601 text", fjson(message(ts="2025-05-03T00:00:00Z")), "wrongType"))
-    t.append(I("locationLat without locationLon", fjson(message("location", lat=1.0)), "missingField", flags=["Location"]))
-    t.append(I("locationLat 91", fjson(message("location", lat=91.0, lon=0.0)), "valueOutOfRange", flags=["Location"]))
+    t.append(I("locationLat without locationLon", fjson(message("location", lat=1.0)), "missingField", flags=["Location", "AppBug"]))
+    t.append(I("locationLat 91", fjson(message("location", lat=91.0, lon=0.0)), "valueOutOfRange", flags=["Location", "AppBug"]))
     t.append(I("campAnnouncement whose content is not JSON", fjson(message("campAnnouncement", "hello")), "badJSON",
-               flags=["Carriage"]))
+               flags=["Carriage", "AppBug"]))
     t.append(I("campAnnouncement whose inner message has version 2", fjson(message("campAnnouncement",
-               fjson(protocol("ping", version=2)).decode())), "valueOutOfRange", flags=["Carriage"]))
-    t.append(I("deliveryConfirmation to \"broadcast\"", fjson(message("deliveryConfirmation", ORIG_ID)), "valueOutOfRange"))
+               fjson(protocol("ping", version=2)).decode())), "valueOutOfRange", flags=["Carriage", "AppBug"]))
+    t.append(I("deliveryConfirmation to \"broadcast\"", fjson(message("deliveryConfirmation", ORIG_ID)), "valueOutOfRange", flags=["AppBug"]))
     t.append(I("deliveryConfirmation with empty content (the app's retry bug resends empty content)",
-               fjson(message("deliveryConfirmation", "", recipient=RECIPIENT)), "badUUID"))
-    t.append(I("empty recipientID", fjson(message(recipient="")), "valueOutOfRange"))
+               fjson(message("deliveryConfirmation", "", recipient=RECIPIENT)), "badUUID", flags=["AppBug"]))
+    t.append(I("empty recipientID", fjson(message(recipient="")), "valueOutOfRange", flags=["AppBug"]))
     t.append(I("recipientID null", fjson(message(recipientID=None)), "wrongType"))
     t.append(I("a JSON array", fjson([MSG_ID]), "wrongType"))
     return write_file("camp.message", "camp", INDEPENDENT + APP, notes, t)
@@ -170,6 +171,7 @@ def camp_message():
 def camp_delivery_confirmation():
     notes = {
         "Confirmation": "messageType deliveryConfirmation, content = the confirmed message's id (a UUID), recipientID = the original sender",
+        "AppBug": "Robot Heart's decoder accepts it (BLEMessage's messageType, content and recipientID are any values of their types: RobotHeart/Services/BLEMeshManager.swift:499-508@09bc23c4); a conforming decoder refuses it (camp.md section 6 row 8)",
         "DeclarationOrder": "keys in declaration order, as the app's plain JSONEncoder writes them: valid, not canonical",
     }
     t = []
@@ -186,11 +188,11 @@ def camp_delivery_confirmation():
     t.append(I("empty input", b"", "truncated"))
     t.append(I("a text message is not a confirmation", fjson(message()), "unknownType"))
     t.append(I("content empty (the app's retry resends confirmations with empty content)",
-               fjson(message("deliveryConfirmation", "", recipient=RECIPIENT)), "badUUID", flags=["Confirmation"]))
+               fjson(message("deliveryConfirmation", "", recipient=RECIPIENT)), "badUUID", flags=["Confirmation", "AppBug"]))
     t.append(I("content is not an id", fjson(message("deliveryConfirmation", "delivered", recipient=RECIPIENT)), "badUUID",
-               flags=["Confirmation"]))
+               flags=["Confirmation", "AppBug"]))
     t.append(I("addressed to broadcast", fjson(message("deliveryConfirmation", ORIG_ID)), "valueOutOfRange",
-               flags=["Confirmation"]))
+               flags=["Confirmation", "AppBug"]))
     t.append(I("content missing", fjson(message("deliveryConfirmation", ORIG_ID, recipient=RECIPIENT, drop="content")),
                "missingField", flags=["Confirmation"]))
     t.append(I("content a number", fjson(message("deliveryConfirmation", Raw("1"), recipient=RECIPIENT)), "wrongType",
