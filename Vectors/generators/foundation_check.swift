@@ -13,7 +13,9 @@ struct FrameHeader: Codable { var origin: UUID; var dest: UUID; var ttl: UInt8; 
 struct Beacon: Codable { var origin: UUID; var seqNo: UInt32; var ttl: UInt8; var hop: UInt8 }
 struct MessageChunk: Codable { let messageID: UUID; let chunkIndex: Int; let totalChunks: Int; let flags: UInt8; let payload: Data }
 struct MessageEnvelope: Codable { let id: UUID; let originID: UUID; let originName: String; let destinationID: UUID?; let conversationID: UUID?; let timestamp: Date; let sequenceNumber: UInt64; var ttl: Int; var hopPath: [UUID]; let isControlMessage: Bool; let isEncrypted: Bool; let isGroupMessage: Bool; let payload: Data; let signature: Data? }
-struct ControlMessage: Codable { let type: String; let payload: Data }
+// RouteMessages.swift:4-11, 152-154@dcd2103c: the type is an enum of the six raw values.
+enum ControlMessageType: String, Codable { case routeRequest = "RREQ", routeReply = "RREP", routeError = "RERR", peerAnnounce = "ANNOUNCE", ack = "ACK", readReceipt = "READ" }
+struct ControlMessage: Codable { let type: ControlMessageType; let payload: Data }
 struct RouteRequest: Codable { let requestID: UUID; let originID: UUID; let destinationID: UUID; let originName: String; var hopCount: Int; var hopPath: [UUID]; let timestamp: Date; let ttl: Int }
 struct RouteReply: Codable { let requestID: UUID; let originID: UUID; let destinationID: UUID; let destinationName: String; var hopCount: Int; var hopPath: [UUID]; let timestamp: Date }
 struct RouteError: Codable { let errorID: UUID; let unreachableID: UUID; let reporterID: UUID; let affectedDestinations: [UUID]; let timestamp: Date }
@@ -27,7 +29,8 @@ struct BLEMessage: Codable {
 }
 struct CampProtocolMessage: Codable {
   enum MessageType: String, Codable { case ping, announce, chat, resource, event, emergency }
-  let version: Int; let type: MessageType; let campID: String; let senderID: String; let timestamp: Date; let payload: Data?
+  // CampNetworkManager.swift:402-408@09bc23c4: version is a UInt8.
+  let version: UInt8; let type: MessageType; let campID: String; let senderID: String; let timestamp: Date; let payload: Data?
 }
 struct ReadReceipt: Codable { let messageID: UUID; let readerID: UUID; let originalSenderID: UUID; let timestamp: Date }
 
