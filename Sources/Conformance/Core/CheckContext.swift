@@ -37,19 +37,20 @@ public final class CheckContext {
     /// DUT sends that the tester cannot decode is matched against (`sightings(of:in:)`).
     /// The most recent `sentUnitsKept` only: an over-the-air fuzz campaign sends without end.
     var sentUnits: [(key: String, units: [[UInt8]], message: ProbeMessage?)] = []
+    static let sentUnitsKept = 1100
+    /// What the upper tester had the DUT's app send in this check (`command(send:to:)`).
+    var commanded: [(payload: [UInt8], to: NodeAddress?)] = []
+    // What a FAIL is reviewed for (`reviewed(_:)`, FailureReview.swift):
     /// Units the DUT sent that the tester could not decode (the first `undecodableKept`), and
-    /// how many in all: what a FAIL is reviewed for (`reviewed(_:)`).
+    /// how many in all.
     var undecodableUnits: [(error: WireError, link: LinkID, time: Duration, bytes: [UInt8])] = []
+    static let undecodableKept = 32
     var undecodableCount = 0
     /// Units the DUT sent that the tester decoded.
     var decodedCount = 0
     /// The check counted a unit it could not decode as a copy (`sightings`): its finding is
     /// not blind to the undecodable units.
     var judgedUndecodable = false
-    static let undecodableKept = 32
-    /// What the upper tester had the DUT's app send in this check (`command(send:to:)`).
-    var commanded: [(payload: [UInt8], to: NodeAddress?)] = []
-    static let sentUnitsKept = 1100
     /// A relay of a fresh message was recognised before the stimulus (`establishBaseline`).
     private var baselineEstablished = false
     /// This check's seed (the run's `--seed` mixed with the check id): random stimuli such
