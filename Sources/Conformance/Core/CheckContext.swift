@@ -562,7 +562,7 @@ extension CheckContext {
         if countingAcks, !acks(of: message, in: seen).isEmpty { return .relayed }
         let undecodable = seen.compactMap { o -> String? in if case .malformed(let e)? = o.packet { e.code.rawValue } else { nil } }
         guard !undecodable.isEmpty else { return .silent }
-        let codes = Dictionary(grouping: undecodable, by: { $0 }).map { "\($0.key) \($0.value.count)" }.sorted().joined(separator: ", ")
+        let codes = Self.tally(undecodable)
         return .unrecognised("\(undecodable.count) unit\(undecodable.count == 1 ? "" : "s") undecodable (\(codes))")
     }
 

@@ -19,8 +19,7 @@ extension CheckContext {
         guard failure.finding == .check else { return failure }
         guard let first = undecodableUnits.first else { return lateAnswer(behind: failure) ?? failure }
         let rule = probe.wireRule(for: first.error)
-        let codes = Dictionary(grouping: undecodableUnits, by: { $0.error.code.rawValue })
-            .map { "\($0.key)\(undecodableCount > undecodableUnits.count ? "" : " \($0.value.count)")" }.sorted().joined(separator: ", ")
+        let codes = Self.tally(undecodableUnits.map(\.error.code.rawValue), complete: undecodableCount == undecodableUnits.count)
         let blind = !judgedUndecodable && (decodedCount == 0 || undecodableUnits.contains { matchedMessage($0.bytes) != nil })
         guard blind else {
             var noted = failure

@@ -8,8 +8,6 @@ import MeshWire
 public struct Sighting: Sendable {
     public var link: LinkID
     public var time: Duration
-    /// The copy as the tester read it; nil for an undecodable unit.
-    public var decoded: HeardMessage?
     /// Why the tester could not decode the unit; nil for a decoded copy.
     public var undecodable: WireError?
     public var bytes: [UInt8]
@@ -35,7 +33,7 @@ extension CheckContext {
     public func sightings(ofKey key: String, in observations: [Observation]) -> [Sighting] {
         observations.compactMap { o in
             guard let link = o.link else { return nil }
-            if let m = o.message, m.key == key { return Sighting(link: link, time: o.time, decoded: m, bytes: o.bytes ?? []) }
+            if let m = o.message, m.key == key { return Sighting(link: link, time: o.time, bytes: o.bytes ?? []) }
             guard case .malformed(let error)? = o.packet, let bytes = o.bytes, matchedMessage(bytes) == key else { return nil }
             judgedUndecodable = true
             return Sighting(link: link, time: o.time, undecodable: error, bytes: bytes)
@@ -59,6 +57,12 @@ extension CheckContext {
             }
         }
         return tied ? nil : best?.key
+    }
+
+    /// "trailingBytes 3, truncated 1": how many units failed with each code, the counts left out
+    /// when `codes` are only the first of more.
+    static func tally(_ codes: [String], complete: Bool = true) -> String {
+        Dictionary(grouping: codes, by: { $0 }).map { complete ? "\($0.key) \($0.value.count)" : $0.key }.sorted().joined(separator: ", ")
     }
 
     /// A unit's bytes for a reason: the first 96 in hex.
