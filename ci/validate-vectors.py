@@ -56,6 +56,11 @@ def check(path, validator):
         for f in t.get("flags", []) if isinstance(t.get("flags"), list) else []:
             if f not in notes:
                 problems.append("%s: tcId %s: flag %r is not explained in notes" % (name, t.get("tcId"), f))
+    # apps names implementations of the file's dialect: "bitchat-ios", or "camp" for its one app.
+    for t in tests:
+        for app in t.get("apps", {}):
+            if app != doc.get("dialect") and not app.startswith(str(doc.get("dialect")) + "-"):
+                problems.append("%s: tcId %s: apps names %r, not an implementation of %s" % (name, t.get("tcId"), app, doc.get("dialect")))
     if len(tests) < MIN_TESTS:
         problems.append("%s: %d tests, at least %d required" % (name, len(tests), MIN_TESTS))
     n_invalid = sum(1 for t in tests if t.get("result") == "invalid")

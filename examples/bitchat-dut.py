@@ -41,7 +41,7 @@ be given), which meshconform must judge without calling a working node broken (d
   notify-all         sends each relay to every link, the ingress too, as a peripheral notifying
                      all its subscribers does (breaks BITCHAT-R6.4)
   no-jitter          relays at once (breaks BITCHAT-R6.4's 10 ms minimum)
-  late               everything it sends goes out 300 ms late (breaks BITCHAT-R6.4's 60 ms maximum)
+  late               everything it sends goes out 600 ms late (breaks BITCHAT-R6.4's 220 ms maximum)
 """
 import argparse
 import hashlib
@@ -265,7 +265,7 @@ class BitchatNode:
         if "random-padding" in self.habits and room > 0:   # random bytes ending in 0: never one pad
             out += bytes(self.rng.randrange(256) for _ in range(room - 1)) + b"\x00"
         delay = 0.0 if "no-jitter" in self.habits else self.rng.uniform(*JITTER)
-        self.timers.later(delay + (0.3 if "late" in self.habits else 0.0), lambda: self.send(out, targets))
+        self.timers.later(delay + (0.6 if "late" in self.habits else 0.0), lambda: self.send(out, targets))
 
     def send(self, data, links):
         for link in sorted(links & self.links):

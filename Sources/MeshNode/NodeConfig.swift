@@ -115,6 +115,15 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case acceptStale = "accept-stale"
     case shortDeliveryDedup = "short-delivery-dedup"
     case ignoreFragmentClaim = "ignore-fragment-claim"
+    // bitchat policies of the real apps (bitchat.md section 7): inside the page's envelope.
+    case jitterByDegree = "jitter-by-degree"
+    case ttlClampByDegree = "ttl-clamp-by-degree"
+    case reencodeRelays = "reencode-relays"
+    case fanOutSubset = "fanout-subset"
+    case ingressGate = "ingress-gate"
+    case dedupTrim = "dedup-trim"
+    /// bitchat Android: drops at TTL 0 only, so a TTL-1 packet goes on with TTL 0.
+    case relayLastHop = "relay-last-hop"
     // simple only: seed 000's relay controller (SIMPLE-R5 to R8).
     case noCancel = "no-cancel"
     case flatProbability = "flat-probability"
@@ -156,6 +165,16 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     /// A mutant that conforms (only louder): every check must PASS against it.
     public var isPositiveControl: Bool { self == .chatty }
 
+    /// The dialects where this is a real implementation's policy inside the page's envelope
+    /// (a `policy` row of the page's differences table): the node carries it, and no check may
+    /// FAIL it.
+    public var policyDialects: Set<DialectName> {
+        switch self {
+        case .jitterByDegree, .ttlClampByDegree, .reencodeRelays, .fanOutSubset, .ingressGate, .dedupTrim, .noJitter: [.bitchat]
+        default: []
+        }
+    }
+
     /// The dialects besides camp and peat, whose engines list what they carry themselves.
     private var listedDialects: Set<DialectName> {
         switch self {
@@ -169,12 +188,14 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
             [.blemesh]
         // relay: relaying at once lies inside RELAY-R6's 0-100 ms window (the app does it), so
         // there no-jitter is the reference node's behaviour, not a deviation a check can fail.
+        // In bitchat it is bitchat Android's policy, inside BITCHAT-R6.4's 0-220 ms.
         case .noJitter:
             [.blemesh, .bitchat, .simple]
         case .noReassemblyExpiry:
             [.blemesh, .bitchat]
         case .noTTLCap, .unpadFirst, .fragmentKeyByID, .trustFragmentType, .noFragmentDedup,
-             .randomPadding, .lastPieceWins, .rescueLateFragments, .acceptStale, .shortDeliveryDedup, .ignoreFragmentClaim:
+             .randomPadding, .lastPieceWins, .rescueLateFragments, .acceptStale, .shortDeliveryDedup, .ignoreFragmentClaim,
+             .jitterByDegree, .ttlClampByDegree, .reencodeRelays, .fanOutSubset, .ingressGate, .dedupTrim, .relayLastHop:
             [.bitchat]
         case .noCancel, .flatProbability, .noRelayFields, .noDenseCap:
             [.simple]
@@ -264,6 +285,13 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .rescueLateFragments: "keeps an incomplete assembly that is at least 75 % complete past the 30 s lifetime, so a late last fragment completes it (BITCHAT-R8.2)"
         case .acceptStale: "takes packets of any age: no 120 s freshness window, so a packet 10 minutes old is delivered and relayed (BITCHAT-R4)"
         case .shortDeliveryDedup: "remembers what it delivered for 10 s only: the same broadcast again after that reaches the app a second time (its relay de-duplication is intact; BITCHAT-R3, R9)"
+        case .jitterByDegree: "delays a relay by the degree as bitchat iOS does: broadcasts 10-40 ms at 0-2 links, 60-150 ms at 3-5, 80-180 ms at 6-9, 100-220 ms at 10 or more; fragments 8-25 ms (a policy inside BITCHAT-R6.4; RelayController.swift:88-94@9b84b361)"
+        case .ttlClampByDegree: "clamps a relay's TTL by the degree as bitchat iOS does: at 3-5 links min(capped, 6) - 1 (7 for announces), at 6 or more min(capped, 5) - 1, never below 1; fragments 7, or 5 at 6 or more (a policy inside BITCHAT-R5; RelayController.swift:54-84@9b84b361)"
+        case .reencodeRelays: "relays its own encoding of the packet, as bitchat iOS does: reserved flags dropped, padding as BITCHAT-W7 says, payload and signature kept (a policy inside BITCHAT-R6.4; BLEService.swift:6093-6094@9b84b361)"
+        case .fanOutSubset: "sends a broadcast (not a fragment, announce or requestSync) to a subset of min(n, b + 1) of its n other links, b the bit length of n - 1, chosen by the message id, as bitchat iOS does (a policy inside BITCHAT-R6.4; BLEFanoutSelector.swift:71-89@9b84b361)"
+        case .ingressGate: "drops every packet, fragments included, whose de-duplication key came in during the last 3 s, before anything else, as bitchat iOS does (BLEService.swift:5874@9b84b361)"
+        case .relayLastHop: "relays a TTL-1 packet with TTL 0, dropping only TTL 0, as bitchat Android does (BITCHAT-R5; PacketRelayManager.kt:59-62@09b481f1)"
+        case .dedupTrim: "past 1000 de-duplication entries removes the oldest down to 750, as bitchat iOS does (a policy inside BITCHAT-R3; MessageDeduplicator.swift:74-89@9b84b361)"
         case .noCancel: "never cancels a scheduled relay when the message is heard again (SIMPLE-R8)"
         case .flatProbability: "relays with probability 1 whatever its degree (SIMPLE-R6)"
         case .noRelayFields: "relays with relayCount, isRelayed and lastRelay unchanged (SIMPLE-R4.3)"

@@ -68,6 +68,9 @@ public struct Vector: Sendable, CustomStringConvertible {
     public var decoded: JSONValue?
     public var error: String?
     public var context: JSONValue?
+    /// What real implementations answer, from their source: `bitchat-ios` -> `accept` or
+    /// `refuse` (docs/vectors.md, "apps"). Empty where no split is known.
+    public var apps: [String: String] = [:]
 
     init(_ value: JSONValue, format: FormatID) throws(WireError) {
         let f = try JSONFields(value, context: "test")
@@ -86,6 +89,14 @@ public struct Vector: Sendable, CustomStringConvertible {
         decoded = f.optional("decoded")
         error = try f.optionalString("error")
         context = f.optional("context")
+        if case .object(let o)? = f.optional("apps") {
+            for member in o.members {
+                guard case .string(let answer) = member.value, answer == "accept" || answer == "refuse" else {
+                    throw WireError(.wrongType, "test \(tcId): apps.\(member.key) is not \"accept\" or \"refuse\"")
+                }
+                apps[member.key] = answer
+            }
+        }
         if result == .valid && decoded == nil { throw WireError(.missingField, "test \(tcId): valid without decoded") }
         if result == .invalid && error == nil { throw WireError(.missingField, "test \(tcId): invalid without error") }
     }

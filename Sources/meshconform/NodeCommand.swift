@@ -32,7 +32,7 @@ struct NodeCommand: ParsableCommand {
     @Option(help: "HCI adapter: hciN, tcp:HOST:PORT or unix:PATH.")
     var adapter: String
 
-    @Option(help: "Run a named mutant of the reference node (see `meshconform list --mutants`); comma-separate to combine; `app`: the dialect's app profile (`meshconform list --apps`).")
+    @Option(help: "Run a named mutant of the reference node (see `meshconform list --mutants`); comma-separate to combine; `app`: the dialect's main app profile, `app-ios`, `app-android`: bitchat's (`meshconform list --apps`).")
     var mutant: String?
 
     @Option(help: "Write a btsnoop capture of the adapter's HCI traffic into this directory.")
@@ -70,7 +70,9 @@ struct NodeCommand: ParsableCommand {
         guard let binding = GATTBinding.forDialect(dialectName.rawValue) else {
             throw UsageError("dialect \(dialectName.rawValue) has no GATT binding; known: \(GATTBinding.all.map(\.dialect).joined(separator: ", "))")
         }
-        let faults = try parseMutants(mutant).faults(for: dialectName)
+        let mutants = try parseMutants(mutant)
+        if let problem = mutants.appProblem(for: dialectName) { throw UsageError("--mutant: \(problem)") }
+        let faults = mutants.faults(for: dialectName)
         let endpoint: HCIEndpoint
         do {
             switch try AdapterMoniker(parsing: adapter) {

@@ -30,7 +30,7 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("dut-exec"), help: "Command that runs a DUT speaking the stdio protocol (docs/stdio-dut.md).")
     var dutExec: String?
 
-    @Option(help: "Test a named mutant of the reference node instead (see `meshconform list --mutants`); comma-separate to combine; `app`: the dialect's app, every deviation its page documents (`meshconform list --apps`).")
+    @Option(help: "Test a named mutant of the reference node instead (see `meshconform list --mutants`); comma-separate to combine; `app`: the dialect's main app, every deviation and policy its page documents; `app-ios`, `app-android`: bitchat's two (`meshconform list --apps`).")
     var mutant: String?
 
     @Option(help: "Only checks whose id matches these globs, comma-separated (e.g. 'RLY/*,DDP/BV-0?').")
@@ -207,8 +207,11 @@ struct RunCommand: ParsableCommand {
             throw UsageError("dialect \(d.rawValue) has no conformance checks yet (docs/dialects/\(d.rawValue).md section 8); its reference node runs in `meshconform sim`")
         }
         let dialects = dialect.map { [$0] } ?? declared.map { [$0.dialect] } ?? DialectName.probed
+        if mutants.profile != nil, mutants.profile != AppProfile.mainName, let problem = dialects.lazy.compactMap(mutants.appProblem).first {
+            throw UsageError("--mutant: \(problem); pass --dialect with it")
+        }
         return Plan(driver: VirtualDriver(mutants: mutants, persistent: persistent),
-                    capabilities: dialects.map { declared ?? .referenceNode($0) })
+                    capabilities: dialects.map { declared ?? .referenceNode($0, as: mutants) })
     }
 
     private func select(for dialect: DialectName) throws -> [Check] {
@@ -256,13 +259,14 @@ struct RunCommand: ParsableCommand {
     }
 }
 
-/// `--mutant a,b`: the named faults of the reference node, and `app`, the dialect's app profile.
+/// `--mutant a,b`: the named faults of the reference node, and an app profile (`app`, `app-ios`).
 func parseMutants(_ text: String?) throws -> MutantSelection {
     guard let text else { return MutantSelection() }
     switch MutantSelection.parse(text) {
     case .success(let selection): return selection
     case .failure(let unknown):
-        throw UsageError("unknown mutant '\(unknown.name)'; known: \(AppProfile.mutantName) (the dialect's app profile, `meshconform list --apps`), \(Fault.allCases.map(\.rawValue).joined(separator: ", "))")
+        if unknown.secondProfile { throw UsageError("--mutant names two app profiles ('\(unknown.name)' and another): pick one") }
+        throw UsageError("unknown mutant '\(unknown.name)'; known: \(AppProfile.allNames.joined(separator: ", ")) (app profiles, `meshconform list --apps`), \(Fault.allCases.map(\.rawValue).joined(separator: ", "))")
     }
 }
 

@@ -22,7 +22,7 @@ struct StdioDUTCommand: ParsableCommand {
             of input, 2 when the tester's lines break the protocol.
             """)
 
-    @Option(help: "Run a named mutant of the reference node (see `meshconform list --mutants`); comma-separate to combine; `app`: the dialect's app profile (`meshconform list --apps`).")
+    @Option(help: "Run a named mutant of the reference node (see `meshconform list --mutants`); comma-separate to combine; `app`: the dialect's main app profile, `app-ios`, `app-android`: bitchat's (`meshconform list --apps`).")
     var mutant: String?
 
     func run() throws {
@@ -121,6 +121,7 @@ struct StdioDUT {
             guard let seed = UInt64(text) else { throw ProtocolError(reason: "seed \"\(text)\" is not a decimal UInt64") }
             return seed
         } ?? 1
+        if let problem = mutants.appProblem(for: dialect) { throw ProtocolError(reason: "--mutant: \(problem)") }
         let config = NodeConfig(address: try Self.address(fields.string("address")), faults: mutants.faults(for: dialect), dialectSettings: settings)
         node = Node(dialect: dialect, config: config, seed: seed)
         write([("type", .string("ready")), ("version", .integer(1))])

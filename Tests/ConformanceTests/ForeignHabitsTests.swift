@@ -35,7 +35,7 @@ import Testing
     @Test func randomPaddingAndNotifyAll() throws {
         let results = try Self.run(["random-padding", "notify-all"])
         let failed = Self.fails(results)
-        #expect(Set(failed.keys) == ["RLY/BV-01", "RLY/BV-03", "RLY/BV-17", "RLY/BV-18", "FRG/BV-05"], "\(failed.keys.sorted())")
+        #expect(Set(failed.keys) == ["RLY/BV-01", "RLY/BV-03", "RLY/BV-17", "RLY/BV-18", "RLY/BV-24", "FRG/BV-05"], "\(failed.keys.sorted())")
         for id in ["RLY/BV-17", "RLY/BV-18", "FRG/BV-05"] {
             #expect(failed[id]?.failedRule == "BITCHAT-W7" && failed[id]?.seen?.contains("relayed (undecodable: trailingBytes)") == true,
                     "\(id): \(failed[id]?.reason ?? "")")
@@ -44,15 +44,16 @@ import Testing
         #expect(Self.undecided(results).isEmpty, "\(Self.undecided(results))")
     }
 
-    /// Relaying at once FAILs the jitter window's minimum alone, whatever slack is declared.
+    /// Relaying at once is bitchat Android's policy (bitchat.md section 7 row 16): inside the
+    /// 0-220 ms envelope, so nothing FAILs, whatever slack is declared.
     @Test(arguments: [0, 50])
     func noJitter(_ slack: Int) throws {
         let results = try Self.run(["no-jitter"], slackMs: slack)
-        #expect(Set(Self.fails(results).keys) == ["RLY/BV-02"], "\(Self.fails(results).mapValues { $0.reason ?? "" })")
+        #expect(Self.fails(results).isEmpty, "\(Self.fails(results).mapValues { $0.reason ?? "" })")
         #expect(Self.undecided(results).isEmpty, "\(Self.undecided(results))")
     }
 
-    /// Everything 300 ms late: each FAIL names the timing rule (RLY/BV-02's own, or the review's
+    /// Everything 600 ms late: each FAIL names the timing rule (RLY/BV-02's own, or the review's
     /// late answer); what the late relays hide from a check's window is INCONC, never a FAIL of
     /// another rule.
     @Test func late() throws {
@@ -60,7 +61,10 @@ import Testing
         let failed = Self.fails(results)
         #expect(!failed.isEmpty)
         for (id, r) in failed {
-            #expect(r.finding == .lateAnswer && r.failedRule == "BITCHAT-R6.4", "\(id): \(r.finding.map(\.rawValue) ?? "-") \(r.reason ?? "")")
+            // RLY/BV-02 judges the window itself; every other FAIL is the review's late answer.
+            let timing = id == "RLY/BV-02" ? r.reason?.contains("outside the jitter window") == true
+                : r.finding == .lateAnswer && r.failedRule == "BITCHAT-R6.4"
+            #expect(timing, "\(id): \(r.finding.map(\.rawValue) ?? "-") \(r.reason ?? "")")
         }
     }
 }

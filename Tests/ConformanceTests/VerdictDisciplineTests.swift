@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func everyDialectWithJitterIsCovered() {
-        #expect(Set(Self.jitteredDialects) == [.blemesh, .bitchat, .simple])
+        #expect(Set(Self.jitteredDialects) == [.blemesh, .simple])
     }
 }
 

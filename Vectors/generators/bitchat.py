@@ -158,7 +158,7 @@ def bitchat_packet():
         "PadBoundary": "Frame length at a bucket edge: 240 and 496 bytes pad to 256 / 512 with 16 bytes; 241 and 497 would need more than 255 and stay unpadded",
         "RawFirst": "The frame's own last bytes look like padding; read raw first they are payload or signature, never cut",
         "Compressed": "Flag 0x04: original size (u16 v1, u32 v2) then the compressed payload",
-        "Zlib": "Compressed payload zlib-wrapped (RFC 1950) instead of raw DEFLATE; receivers accept both",
+        "Zlib": "Compressed payload zlib-wrapped (RFC 1950) instead of raw DEFLATE: bitchat Android decodes it, bitchat iOS does not, so a decoder may take it or refuse it",
         "LyingSize": "The original-size prefix disagrees with what the stream inflates to",
         "RatioCap": "Declared original size against the 50 000:1 compression-ratio guard",
         "FlagAlone": "One flag bit set on its own",
@@ -209,9 +209,10 @@ def bitchat_packet():
     t.append(V("flag 0x04 alone: 260-byte payload, raw DEFLATE (what the app sends), original size u16",
                frame(payload=text, comp=comp), neutral(payload=text, comp=comp), flags=["FlagAlone", "Compressed"]))
     zcomp = deflate_zlib(text)
-    t.append(V("compressed with a zlib header (78 9c ... adler32): accepted too",
-               frame(payload=text, comp=zcomp), neutral(payload=text, comp=zcomp, comp_format="zlib"),
-               flags=["Compressed", "Zlib"]))
+    t.append(A("compressed with a zlib header (78 9c ... adler32): bitchat Android takes it, bitchat iOS refuses it "
+               "(raw DEFLATE only, CompressionUtil.swift:40-56@9b84b361); no app writes it",
+               frame(payload=text, comp=zcomp), decoded=neutral(payload=text, comp=zcomp, comp_format="zlib"),
+               flags=["Compressed", "Zlib"], apps={"bitchat-ios": "refuse", "bitchat-android": "accept"}))
     hops = [bytes([0xC0 + i]) * 8 for i in range(3)]
     t.append(V("flag 0x08 alone, v2: three-hop route, not counted in payloadLength",
                frame(version=2, route=hops, payload=b"hi"), neutral(version=2, route=hops, payload=b"hi"),
@@ -261,7 +262,8 @@ def bitchat_packet():
     t.append(I("compressed, original size says 300, the stream inflates to 260",
                frame(payload=text, comp=comp, orig=300), "badCompression", flags=["Compressed", "LyingSize"]))
     t.append(I("compressed, original size says 200, the stream inflates to 260",
-               frame(payload=text, comp=comp, orig=200), "badCompression", flags=["Compressed", "LyingSize", "AppBug"]))
+               frame(payload=text, comp=comp, orig=200), "badCompression", flags=["Compressed", "LyingSize", "AppBug"],
+               apps={"bitchat-ios": "accept", "bitchat-android": "refuse"}))
     t.append(I("compressed, original size 0", frame(payload=text, comp=comp, orig=0), "badCompression",
                flags=["Compressed", "LyingSize"]))
     t.append(I("compressed, stream cut short (last 4 bytes dropped)", frame(payload=text, comp=comp[:-4]), "badCompression",
@@ -280,13 +282,16 @@ def bitchat_packet():
     t.append(I("v2 original size one above the 1 179 760-byte cap", frame(version=2, payload=text, comp=big, orig=MAX_ORIGINAL + 1),
                "tooLarge", flags=["Compressed", "Limits"]))
     t.append(A("route count 0 with the route flag (the app reads it as no route; the spec says 1...255)",
-               frame(version=2, route=[], payload=b"hi"), error="valueOutOfRange", flags=["Route", "LengthField"]))
+               frame(version=2, route=[], payload=b"hi"), error="valueOutOfRange", flags=["Route", "LengthField"],
+               apps={"bitchat-ios": "accept", "bitchat-android": "accept"}))
     t.append(A("payloadLength short by one: the last payload byte is left over, not a pad",
-               frame(payload=b"hi", length=1), error="trailingBytes", flags=["LengthField", "TrailingBytes"]))
+               frame(payload=b"hi", length=1), error="trailingBytes", flags=["LengthField", "TrailingBytes"],
+               apps={"bitchat-ios": "accept", "bitchat-android": "accept"}))
     t.append(A("three bytes 04 04 04 after the frame: not a valid pad", ok + b"\x04\x04\x04", error="trailingBytes",
-               flags=["TrailingBytes"]))
+               flags=["TrailingBytes"], apps={"bitchat-ios": "accept", "bitchat-android": "accept"}))
     t.append(A("compressed stream followed by a stray byte inside payloadLength (Apple's decoder stops at the stream end)",
-               frame(payload=text, comp=comp + b"\x00"), error="badCompression", flags=["Compressed", "TrailingBytes"]))
+               frame(payload=text, comp=comp + b"\x00"), error="badCompression", flags=["Compressed", "TrailingBytes"],
+               apps={"bitchat-ios": "accept", "bitchat-android": "refuse"}))
     write_file("bitchat.packet", "bitchat", PUBLISHED + APP, notes, t)
 
 
@@ -316,9 +321,12 @@ def bitchat_fragment():
         t.append(V("fragment %d of %d of a 1 000-byte directed signed message (%d data bytes)" % (i, len(chunks), len(c)),
                    frag(fid, i, len(chunks), 0x02, c), nfrag(fid, i, len(chunks), 0x02, c), flags=["Split"]))
     t.append(V("single fragment (0 of 1)", frag(fid, 0, 1, 0x11, b"\x01\x02"), nfrag(fid, 0, 1, 0x11, b"\x01\x02")))
-    t.append(V("index 9 999 of 10 000 (the maximum total)", frag(fid, 9999, 10000, 0x22, b"\xaa"),
-               nfrag(fid, 9999, 10000, 0x22, b"\xaa"), flags=["Limits"]))
-    t.append(V("empty data", frag(fid, 1, 2, 0x02, b""), nfrag(fid, 1, 2, 0x02, b""), flags=["Empty"]))
+    t.append(A("index 9 999 of 10 000 (the maximum total): bitchat iOS takes it, bitchat Android refuses a total over 256 "
+               "(FragmentManager.kt:191-195@09b481f1)", frag(fid, 9999, 10000, 0x22, b"\xaa"),
+               decoded=nfrag(fid, 9999, 10000, 0x22, b"\xaa"), flags=["Limits"], apps={"bitchat-ios": "accept", "bitchat-android": "refuse"}))
+    t.append(A("empty data: bitchat iOS takes it, bitchat Android refuses it (FragmentPayload.kt:123-129@09b481f1)",
+               frag(fid, 1, 2, 0x02, b""), decoded=nfrag(fid, 1, 2, 0x02, b""), flags=["Empty"],
+               apps={"bitchat-ios": "accept", "bitchat-android": "refuse"}))
     t.append(V("fragmentID all 0xff, all zero data", frag(b"\xff" * 8, 0, 2, 0x22, bytes(16)), nfrag(b"\xff" * 8, 0, 2, 0x22, bytes(16))))
     t.append(V("originalType 0x20 (a fragment claiming to carry a fragment): decoded, the node decides",
                frag(fid, 0, 2, 0x20, b"\x01"), nfrag(fid, 0, 2, 0x20, b"\x01"), flags=["UnauthenticatedType"]))

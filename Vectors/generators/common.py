@@ -151,25 +151,33 @@ def u64(n):
 
 # ---------------------------------------------------------------- files
 
-TEST_KEYS = {"tcId", "comment", "flags", "hex", "result", "canonical", "decoded", "error", "context"}
+TEST_KEYS = {"tcId", "comment", "flags", "hex", "result", "canonical", "decoded", "error", "context", "apps"}
 
 
-def V(comment, data, decoded, canonical=True, flags=(), context=None):
+def V(comment, data, decoded, canonical=True, flags=(), context=None, apps=None):
     t = {"comment": comment, "flags": list(flags), "hex": hexs(data), "result": "valid",
          "canonical": canonical, "decoded": decoded}
     if context is not None:
         t["context"] = context
+    return with_apps(t, apps)
+
+
+def with_apps(t, apps):
+    """`apps`: what real implementations answer, from their source: {"bitchat-ios": "refuse"}."""
+    if apps:
+        assert all(v in ("accept", "refuse") for v in apps.values()), apps
+        t["apps"] = dict(apps)
     return t
 
 
-def I(comment, data, error, flags=(), context=None):
+def I(comment, data, error, flags=(), context=None, apps=None):
     t = {"comment": comment, "flags": list(flags), "hex": hexs(data), "result": "invalid", "error": error}
     if context is not None:
         t["context"] = context
-    return t
+    return with_apps(t, apps)
 
 
-def A(comment, data, error=None, decoded=None, flags=(), context=None):
+def A(comment, data, error=None, decoded=None, flags=(), context=None, apps=None):
     t = {"comment": comment, "flags": list(flags), "hex": hexs(data), "result": "acceptable"}
     if error is not None:
         t["error"] = error
@@ -177,7 +185,7 @@ def A(comment, data, error=None, decoded=None, flags=(), context=None):
         t["decoded"] = decoded
     if context is not None:
         t["context"] = context
-    return t
+    return with_apps(t, apps)
 
 
 ERROR_CODES = {"truncated", "lengthMismatch", "trailingBytes", "unknownType", "badJSON", "tooDeep",

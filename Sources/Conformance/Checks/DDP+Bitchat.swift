@@ -22,7 +22,9 @@ extension DDP {
         let first = try t.observe(for: t.parameters.quietPeriod) { relayedOn($0, 2) && relayedOn($0, 3) }
         try t.require(relayedOn(first, 2), "the fragments were not all relayed on L2, so de-duplication cannot be seen",
                       judgedBy: "FRG/BV-05", seen: t.summary(first))
-        // 3. T2 sends the same fragment packets again, as a neighbour relaying them would.
+        // 3. Past the ingress gate (bitchat iOS drops any copy within 3 s before its cache is
+        //    asked), T2 sends the same fragment packets again, as a neighbour relaying them would.
+        try t.passIngressGate(since: written)
         try FRG.write(t, fragments, from: 2)
         // 4. None is relayed again, on any link. (Over the air a relay of T2's copies would come
         //    as late as the first fan-out did: the check listens that long past its window.)

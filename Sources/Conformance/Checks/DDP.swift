@@ -149,6 +149,7 @@ enum DDP {
         try t.connect(2)
         // 2. T1 sends a message for another node; it is relayed.
         let first = try t.message(MessageSpec(from: .stranger(1), to: t.probe.relayedDestination))
+        let firstSentAt = t.elapsed
         try t.send(first, from: 1)
         let seen = try t.observe(for: t.parameters.quietPeriod) { !t.sightings(of: first, in: $0).isEmpty }
         try t.require(!t.sightings(of: first, in: seen).isEmpty, "the first message was not relayed, so de-duplication cannot be seen",
@@ -179,7 +180,9 @@ enum DDP {
         }
         let entries = "\(sent + 1 + own()) entries (\(sent + 1) of the tester's, \(own()) of the DUT's own)"
         t.note("sent \(sent) more distinct messages after the first: \(entries)")
-        // 4. T1 sends the first message again: still remembered, so not relayed.
+        // 4. T1 sends the first message again, past the dialect's ingress gate: still
+        //    remembered, so not relayed.
+        try t.passIngressGate(since: firstSentAt)
         try t.send(first, from: 1)
         let again = try t.observe(for: t.parameters.quietPeriod)
         try t.expect(t.sightings(of: first, in: again).isEmpty, "forgot a message within the cache's capacity",
@@ -238,6 +241,8 @@ enum DDP {
         //    oldest-first cache still holds every one (the margin leaves room for entries the
         //    DUT made of its own meanwhile), so none may be relayed. Only messages the DUT
         //    relayed the first time are judged: one it dropped unseen may not be cached.
+        //    (Past the dialect's ingress gate after the last batch, so the cache is what answers.)
+        try t.passIngressGate(since: t.elapsed - t.parameters.quietPeriod)
         let sample = fillers[plan.window].enumerated().filter { $0.offset % plan.stride == 0 }.map(\.element).filter { relayed.contains($0.key) }
         guard sample.count * 2 >= plan.window.count / plan.stride else {
             throw t.inconclusive("the DUT relayed only \(relayed.count) of \(plan.fill) messages the first time: too few to judge what its cache holds")

@@ -9,10 +9,12 @@ extension FRG {
     static let bitchatChecks = [bv05, bv06, bv07, bi06, bi07]
 
     /// A broadcast from `origin` whose frame needs `pieces` fragments (the last one partly
-    /// filled: 200 bytes of payload past the others' slices).
+    /// filled: 200 bytes of payload past the others' slices). Its text names the origin, so two
+    /// origins' messages differ (an app may take the same text again within a second for a
+    /// repeat).
     static func largeBitchat(_ t: CheckContext, from origin: Party = .stranger(1), ttl: Int? = nil, pieces: Int = 3) throws -> ProbeMessage {
         let length = (pieces - 1) * BitchatProbe.fragmentChunk + 200
-        let text = String(repeating: "meshconform bitchat fragment probe; ", count: length / 36 + 1)
+        let text = String(repeating: "meshconform bitchat fragment probe from \(origin); ", count: length / 36 + 1)
         return try t.message(MessageSpec(from: origin, to: nil, ttl: ttl, payload: Array(text.utf8.prefix(length))))
     }
 
@@ -28,7 +30,7 @@ extension FRG {
                      expected: "one delivery of the \(message.payload.count)-byte message", seen: t.summary(seen))
     }
 
-    static let bv05 = Check("FRG/BV-05", "relays each fragment of a broadcast like any packet: every other link, TTL - 1, bytes as sent",
+    static let bv05 = Check("FRG/BV-05", "relays each fragment of a broadcast like any packet: every other link, TTL - 1, the packet as sent",
                             dialects: [.bitchat], needs: [.relay, .links(2)], rules: ["BITCHAT-R8.6", "BITCHAT-R6.4"]) { t in
         let probe = try t.probe(BitchatProbe.self)
         // 1. Two testers link to the DUT.
@@ -37,7 +39,8 @@ extension FRG {
         let fragments = probe.fragments(of: try largeBitchat(t, ttl: 5))
         t.note("the frame is \(fragments.count) fragments")
         try write(t, fragments, from: 1)
-        // 3. Each fragment is relayed once on L2, ttl 4, every other byte as sent; none on L1.
+        // 3. Each fragment is relayed once on L2, ttl 4, the packet as sent (re-encoding
+        //    allowed, RLY/BV-18); none on L1.
         let seen = try t.observe(for: t.parameters.quietPeriod) { RLY.heardAll(fragments, on: [LinkID(2)], in: $0) }
         for fragment in fragments { try RLY.expectRelayedAsSent(t, fragment, in: seen, on: LinkID(2), what: "a fragment") }
         // (The DUT's own packets, such as the announce a bitchat node sends on each new link,
@@ -68,7 +71,7 @@ extension FRG {
             guard case .delivered(let m) = o.kind, m.payload != sent.payload, m.payload.count == sent.payload.count else { return nil }
             return m
         }
-        try t.expect(mixed.isEmpty, "a repeated fragment index with other bytes replaced the piece already held: BITCHAT-R8.5 keeps the first (stricter than bitchat iOS, which lets the last win: BLEFragmentAssemblyBuffer.swift:114-115@9b84b361)",
+        try t.expect(mixed.isEmpty, "a repeated fragment index with other bytes replaced the piece already held: BITCHAT-R8.5 keeps the first (stricter than bitchat iOS and Android, which let the last win: BLEFragmentAssemblyBuffer.swift:114-115@9b84b361, FragmentManager.kt:256@09b481f1)",
                      expected: "the message as its first fragments made it (\(sent.payload.count) bytes)",
                      seen: mixed.map { "a delivery of \($0.payload.count) bytes holding the repeated piece's: \(String(decoding: $0.payload.prefix(60), as: UTF8.self))..." }.joined(separator: "; "))
         try expectDeliveredOnce(t, sent, in: seen, after: "fragments out of order, a repeated index with other bytes, then all repeated")
@@ -121,7 +124,7 @@ extension FRG {
         try write(t, probe.fragments(of: message, claiming: BitchatMessageType.announce.rawValue), from: 1)
         let claimed = try t.observe(for: t.parameters.quietPeriod)
         try t.expect(try t.deliveries(of: message, in: claimed).isEmpty,
-                     "delivered a message whose fragments claimed it was an announce: BITCHAT-R8.4 drops an assembly whose type differs from the claim (stricter than bitchat iOS, which handles it by its own type: BLEFragmentHandler.swift:59-72@9b84b361)",
+                     "delivered a message whose fragments claimed it was an announce: BITCHAT-R8.4 drops an assembly whose type differs from the claim (stricter than bitchat iOS and Android, which handle it by its own type: BLEFragmentHandler.swift:59-72@9b84b361, FragmentManager.kt:270-275@09b481f1)",
                      expected: "no delivery", seen: t.summary(claimed))
         // 5. A genuine fragmented message from S2 is still delivered, once.
         let genuine = try largeBitchat(t, from: .stranger(2))

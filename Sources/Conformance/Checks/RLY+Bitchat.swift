@@ -1,12 +1,48 @@
 import MeshNode
 import MeshWire
 
-/// RLY checks for rules only bitchat has: the TTL cap (BITCHAT-R5) and relaying byte for byte
-/// but for the TTL byte (BITCHAT-R6.4), frames read raw first (BITCHAT-W7).
+/// RLY checks for rules only bitchat has: the TTL cap (BITCHAT-R5) and relaying the packet
+/// received but for the TTL (BITCHAT-R6.4), frames read raw first (BITCHAT-W7).
 extension RLY {
-    static let bitchatChecks = [bv17, bv18, bv23]
+    static let bitchatChecks = [bv17, bv18, bv23, bv24]
 
-    static let bv17 = Check("RLY/BV-17", "caps a received TTL at 7 before relaying: ttl 8 and ttl 200 both go out with 6",
+    /// The fewest of `n` other links a real app relays a broadcast to: bitchat iOS's subset,
+    /// min(n, b + 1) with b the bit length of n - 1 (BLEFanoutSelector.swift:71-89, 205-223@9b84b361).
+    static func fewestAppLinks(of n: Int) -> Int { n < 4 ? n : min(n, (Int.bitWidth - (n - 1).leadingZeroBitCount) + 1) }
+
+    static let bv24 = Check("RLY/BV-24", "at six links relays a broadcast to at least as many other links as bitchat iOS's fan-out subset (4 of 5), TTL within the apps' clamps, within the window",
+                            dialects: [.bitchat], needs: [.relay, .links(6)], rules: ["BITCHAT-R5", "BITCHAT-R6.4"]) { t in
+        // 1. Six testers link to the DUT: degree 6, where bitchat iOS clamps the relay TTL to
+        //    4 and fans a broadcast out to a subset of its links.
+        try t.connect(6)
+        // 2. T3 sends a broadcast from S1 with the default TTL.
+        let sent = try t.message(MessageSpec(from: .stranger(1), to: nil))
+        let sentAt = t.elapsed
+        try t.send(sent, from: 3)
+        let others = [1, 2, 4, 5, 6].map(LinkID.init)
+        let fewest = fewestAppLinks(of: others.count)
+        let seen = try t.observe(for: t.parameters.quietPeriod) { o in Set(t.sightings(of: sent, in: o).map(\.link)).count >= others.count }
+        let sightings = t.sightings(of: sent, in: seen)
+        // 3. None comes back on L3; at least `fewest` other links get one copy each.
+        try t.expect(!sightings.contains { $0.link == LinkID(3) }, "relayed back on the ingress link", expected: "nothing on L3", seen: t.summary(seen))
+        let links = Set(sightings.map(\.link))
+        try t.expect(links.count >= fewest && sightings.count == links.count,
+                     links.count < fewest ? "relayed to fewer links than any bitchat app does" : "relayed more than once on a link",
+                     expected: "one copy each on at least \(fewest) of L1, L2, L4, L5, L6 (bitchat iOS's subset; every link is conforming too)",
+                     seen: t.summary(seen))
+        // 4. Each copy decodes, with a TTL from 4 (iOS at six links) to 6 (capped TTL - 1), and
+        //    leaves within the window.
+        try t.expectReadable(sent, in: seen)
+        for c in t.copies(of: sent, in: seen) {
+            try t.expect((lowestAppRelayTTL...(sent.ttl - 1)).contains(c.message.ttl), "the relay's TTL is outside what the apps send at six links",
+                         expected: "ttl \(lowestAppRelayTTL) to \(sent.ttl - 1)", seen: "ttl \(c.message.ttl) on \(c.link)")
+        }
+        if let last = sightings.map(\.time).max() {
+            try t.expectOnTime(last - sentAt, within: \.relayWindow.upperBound, "a relay at six links came after the jitter window")
+        }
+    }
+
+    static let bv17 = Check("RLY/BV-17", "caps a received TTL at 7 before relaying: ttl 8 and ttl 200 both go out with 6 (or bitchat iOS's lower clamp by degree, down to 4)",
                             dialects: [.bitchat], needs: [.relay, .links(2)], rules: ["BITCHAT-R5"]) { t in
         let probe = try t.probe(BitchatProbe.self)
         // 1. Two testers link to the DUT.
@@ -15,13 +51,14 @@ extension RLY {
         for ttl in [8, 200] {
             let sent = try t.message(MessageSpec(from: .stranger(1), to: nil, ttl: ttl))
             try t.send(sent, from: 1)
-            // 3. The relay on L2 carries the cap less one, 6, and is otherwise the packet sent.
+            // 3. The relay on L2 carries the cap less one, 6 (4 or 5 from a node that clamps by
+            //    degree as bitchat iOS does), and is otherwise the packet sent.
             let seen = try t.observe(for: t.parameters.quietPeriod) { t.sightings(of: sent, in: $0).contains { $0.link == LinkID(2) } }
             try expectRelayedAsSent(t, probe.packet(of: sent), in: seen, on: LinkID(2))
         }
     }
 
-    static let bv18 = Check("RLY/BV-18", "relays byte for byte but the TTL: padding, reserved flags, signature and compressed bytes kept; pad-like endings read raw",
+    static let bv18 = Check("RLY/BV-18", "relays the packet it received but for the TTL: fields, payload, signature and defined flags kept (re-encoding allowed); pad-like endings read raw",
                             dialects: [.bitchat], needs: [.relay, .links(2)], rules: ["BITCHAT-R6.4", "BITCHAT-W2", "BITCHAT-W6", "BITCHAT-W7"]) { t in
         let probe = try t.probe(BitchatProbe.self)
         // 1. Two testers link to the DUT.
@@ -47,7 +84,9 @@ extension RLY {
         for (what, edit) in variants {
             let sent = probe.edited(try t.message(MessageSpec(from: .stranger(1), to: nil, ttl: 5)), edit)
             try t.write(probe.packet(of: sent).encoded(), from: 1, what: "\(what): \(probe.describe(probe.packet(of: sent).encoded()))", carrying: sent.key)
-            // 3. Each is relayed on L2 with ttl 4 and every other byte as sent.
+            // 3. Each is relayed on L2 with ttl 4 and otherwise as sent: byte for byte, or
+            //    re-encoded as bitchat iOS does (a new pad, reserved bits dropped, the payload
+            //    re-compressed), with every field, the payload and the signature unchanged.
             let packet = probe.packet(of: sent)
             let seen = try t.observe(for: t.parameters.quietPeriod) { !t.sightings(of: sent, in: $0).filter { $0.link == LinkID(2) }.isEmpty }
             try expectRelayedAsSent(t, packet, in: seen, on: LinkID(2), what: what)
@@ -112,12 +151,21 @@ extension RLY {
         }
     }
 
-    /// BITCHAT-R5 / R6.4: `packet` was relayed on `link` once, with ttl min(ttl, 7) - 1 and every
-    /// other byte as sent (compared by re-encoding, which mirrors decoding byte for byte).
+    /// The lowest relay TTL a real app sends for a capped TTL of 6 or more: bitchat iOS at 6
+    /// links or more (min(capped, 5) - 1, RelayController.swift:74-84@9b84b361). The tester
+    /// cannot count a device's links on the air, so any degree is allowed for.
+    static let lowestAppRelayTTL = 4
+
+    /// BITCHAT-R5 / R6.4: `packet` was relayed on `link` once, with ttl min(ttl, 7) - 1 (or as
+    /// low as bitchat iOS's degree clamp takes it), and otherwise the packet sent: version,
+    /// type, timestamp, ids, route, payload (decompressed), signature and the flags the page
+    /// defines. The bytes may differ (bitchat iOS re-encodes every relay: BLEService.swift:6093-6094@9b84b361):
+    /// reserved flag bits may be dropped, the pad and the compressed bytes redone.
     static func expectRelayedAsSent(_ t: CheckContext, _ packet: BitchatPacket, in seen: [Observation], on link: LinkID,
                                     what: String? = nil) throws {
         let label = what.map { " (\($0))" } ?? ""
         let expectedTTL = Int(min(packet.ttl, 7)) - 1
+        let lowest = min(expectedTTL, lowestAppRelayTTL)
         let onLink = seen.filter { $0.link == link }
         try t.expect(t.sightings(ofKey: packet.dedupKey, in: onLink).count == 1, "not relayed once on \(link)\(label)", expected: "one relay on \(link)", seen: t.summary(seen))
         // A relay the tester cannot decode FAILs the wire rule it breaks (BITCHAT-W7 for junk after the frame).
@@ -126,14 +174,32 @@ extension RLY {
             guard case .bitchat(let p)? = o.message?.value, p.dedupKey == packet.dedupKey else { return nil }
             return p
         }
-        try t.expect(Int(copies[0].ttl) == expectedTTL, "the relay's TTL is not the capped TTL less one\(label)",
-                     expected: "ttl \(expectedTTL) for a received ttl \(packet.ttl)", seen: "ttl \(copies[0].ttl)")
-        var restored = copies[0]
-        restored.ttl = packet.ttl
-        let sent = packet.encoded(), relayed = restored.encoded()
-        let differ = zip(sent, relayed).enumerated().first { $0.element.0 != $0.element.1 }?.offset
-        try t.expect(sent == relayed, "the relay changed more than the TTL byte\(label)",
-                     expected: "\(sent.count) bytes as sent, but offset 2",
-                     seen: "\(relayed.count) bytes" + (differ.map { ", first difference at offset \($0)" } ?? ""))
+        let relay = copies[0]
+        try t.expect((lowest...expectedTTL).contains(Int(relay.ttl)), "the relay's TTL is not the capped TTL less one\(label)",
+                     expected: "ttl \(expectedTTL) for a received ttl \(packet.ttl)" + (lowest < expectedTTL ? " (or down to \(lowest), bitchat iOS's clamp at 6 links or more)" : ""),
+                     seen: "ttl \(relay.ttl)")
+        // 0x08 is the route flag in v2 only: a v1 relay may drop it like a reserved bit.
+        let defined = BitchatPacket.Flags(rawValue: packet.version == 2 ? 0x1F : 0x17)
+        var differences: [String] = []
+        if relay.version != packet.version { differences.append("version \(relay.version), sent \(packet.version)") }
+        if relay.type != packet.type { differences.append("type 0x\(Hex.encode([relay.type])), sent 0x\(Hex.encode([packet.type]))") }
+        if relay.timestamp != packet.timestamp { differences.append("timestamp \(relay.timestamp), sent \(packet.timestamp)") }
+        if relay.senderID != packet.senderID || relay.recipientID != packet.recipientID { differences.append("sender or recipient id") }
+        if relay.route != packet.route { differences.append("route") }
+        if relay.payload != packet.payload {
+            let at = zip(relay.payload, packet.payload).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            differences.append("payload \(relay.payload.count) bytes, sent \(packet.payload.count)" + (at.map { ", first difference at byte \($0)" } ?? ""))
+        }
+        if relay.signature != packet.signature { differences.append(relay.signature == nil ? "signature dropped" : "signature changed") }
+        if relay.flags.intersection(defined) != packet.flags.intersection(defined) {
+            differences.append("flags 0x\(Hex.encode([relay.flags.rawValue])), sent 0x\(Hex.encode([packet.flags.rawValue]))")
+        }
+        if relay.flags.rawValue & ~defined.rawValue & ~packet.flags.rawValue != 0 { differences.append("reserved flag bits set that were clear") }
+        try t.expect(differences.isEmpty, "the relay changed more than the TTL\(label)",
+                     expected: "the packet as sent but its TTL (re-encoding, a new pad and dropped reserved bits allowed, as bitchat iOS relays)",
+                     seen: differences.joined(separator: "; "))
+        if relay.encoded() != { var p = packet; p.ttl = relay.ttl; return p.encoded() }() {
+            t.note("the relay\(label) was re-encoded (\(relay.padding) pad bytes, flags 0x\(Hex.encode([relay.flags.rawValue])), sent \(packet.padding) and 0x\(Hex.encode([packet.flags.rawValue]))), as bitchat iOS relays")
+        }
     }
 }

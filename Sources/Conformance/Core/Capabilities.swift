@@ -83,6 +83,14 @@ public struct Capabilities: Codable, Sendable, Equatable {
                      upperTester: true, dedupCapacity: dialect.referenceDedupCapacity, checkBudgetSeconds: 3600, linkMaxUnit: true)
     }
 
+    /// The reference node's, or what a capabilities file for the app profile the selection
+    /// names would declare (bitchat iOS: the 750 entries its trim leaves).
+    public static func referenceNode(_ dialect: DialectName, as mutants: MutantSelection) -> Capabilities {
+        var caps = referenceNode(dialect)
+        if let capacity = mutants.appProfile(for: dialect)?.dedupCapacity { caps.dedupCapacity = capacity }
+        return caps
+    }
+
     /// The DUT's id is not known before the run: it keeps its own and none was declared.
     public var learnsIdentity: Bool { keepsOwnIdentity && address == nil }
 

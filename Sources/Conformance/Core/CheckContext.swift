@@ -316,6 +316,16 @@ public final class CheckContext {
         return outputs.compactMap(observe)
     }
 
+    /// Waits, watching, until `sentAt` (a time of the check's clock, `elapsed`) is past the
+    /// dialect's ingress gate: bitchat iOS drops a copy of a packet that came in during the
+    /// last 3 s before its cache is asked, so a replay sooner would test the gate, not the cache.
+    @discardableResult
+    public func passIngressGate(since sentAt: Duration) throws -> [Observation] {
+        let gate = parameters.ingressGate
+        guard gate > .zero, elapsed - sentAt <= gate else { return [] }
+        return try observe(for: gate - (elapsed - sentAt) + .milliseconds(100))
+    }
+
     /// Everything the DUT does during the next `span`, as `observe(for:)`; and where the time
     /// an answer takes varies with the hosts' load (over the air), on past `span` while
     /// `arrived` does not hold of what was seen, by at most `RelayLatencyBook.maxAirDelay`,

@@ -28,6 +28,9 @@ public struct DialectParameters: Sendable {
     /// Relays the node keeps waiting at once; more at one time are dropped (simple, SIMPLE-R7),
     /// so a check that needs every message of a burst relayed sends at most this many at a time.
     public var relaysWaitingMax: Int? = nil
+    /// A copy of a packet seen this recently may be dropped before the cache is asked (bitchat
+    /// iOS's duplicate-ingress gate, 3 s): a check that means to test the cache replays later.
+    public var ingressGate: Duration = .zero
     /// How long a silence must last before the tester concludes nothing more will come:
     /// the relay window's end, widened.
     public var quietPeriod: Duration { relayWindow.upperBound + .milliseconds(20) }
@@ -54,11 +57,13 @@ public struct DialectParameters: Sendable {
                               defaultTTL: 3, dedupRetention: .seconds(300), dedupCapacity: 1024,
                               beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: .seconds(300))
         case .bitchat:
-            // bitchat.md section 6: bitchat.jitter, bitchat.ttl.default, bitchat.dedup.*,
-            // bitchat.unit.max, bitchat.reassembly.lifetime, bitchat.clock.skew. bitchat has no acks.
-            DialectParameters(relayWindow: .milliseconds(10) ... .milliseconds(60), responseWindow: .milliseconds(60),
-                              defaultTTL: 7, dedupRetention: .seconds(300), dedupCapacity: 1000,
-                              beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: .seconds(30), freshness: .seconds(120))
+            // bitchat.md section 6: bitchat.jitter (0-220 ms, the apps' envelope), bitchat.ttl.default,
+            // bitchat.dedup.* (750: what iOS keeps after a trim), bitchat.unit.max,
+            // bitchat.reassembly.lifetime, bitchat.clock.skew, bitchat.ingress.gate. bitchat has no acks.
+            DialectParameters(relayWindow: .zero ... .milliseconds(220), responseWindow: .milliseconds(220),
+                              defaultTTL: 7, dedupRetention: .seconds(300), dedupCapacity: 750,
+                              beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: .seconds(30), freshness: .seconds(120),
+                              ingressGate: .seconds(3))
         case .simple:
             // simple.md section 6: simple.jitter, simple.ttl.default, simple.dedup.*, simple.message.max,
             // simple.relays.max.

@@ -187,7 +187,7 @@ public struct Runner {
         } catch let e as CheckFailed {
             let e = context.reviewed(e)
             result.verdict = .fail
-            result.reason = e.reason
+            result.reason = e.reason + (e.finding == .check ? probe.stricterThanApps(check.id).map { " (\($0))" } ?? "" : "")
             result.expected = e.expected
             result.seen = e.seen
             result.finding = e.finding

@@ -167,6 +167,21 @@ public final class BitchatProbe: DialectProbe {
         }
     }
 
+    /// The page's differences table, rows 5, 14, 15 and 17: where a FAIL is the page's strictness.
+    public func stricterThanApps(_ checkID: String) -> String? {
+        switch checkID {
+        case "RLY/BV-04":
+            "BITCHAT-R5 is stricter than bitchat Android, which relays a TTL-1 packet with TTL 0: PacketRelayManager.kt:59-62@09b481f1 (bitchat.md section 7 row 14)"
+        case "RLY/BV-17":
+            "BITCHAT-R5 is stricter than bitchat Android, which has no TTL cap: PacketRelayManager.kt:64-70@09b481f1 (bitchat.md section 7 row 15)"
+        case "RLY/BV-23":
+            "BITCHAT-R4 is stricter than bitchat Android, which judges only announces by age: AnnouncementIdentityValidator.kt:11, 21-22@09b481f1 (bitchat.md section 7 row 17)"
+        case "DDP/BV-12":
+            "BITCHAT-R3 is stricter than bitchat iOS, which exempts fragments from de-duplication: BLEFragmentAssemblyBuffer.swift:110-112@9b84b361 (bitchat.md section 7 row 5)"
+        default: nil
+        }
+    }
+
     public func describe(_ bytes: [UInt8]) -> String {
         let packet: BitchatPacket
         do { packet = try BitchatPacket(decoding: bytes[...]) } catch {

@@ -168,6 +168,10 @@ public protocol DialectProbe: AnyObject {
     /// The page's wire rule a unit refused with `error` breaks, for FAILs on relays the tester
     /// cannot decode (default: the unit format's first wire rule, `<DIALECT>-W1`).
     func wireRule(for error: WireError) -> String
+    /// Where the check's rule is stricter than a real implementation on purpose (a behavioural
+    /// row of the page's differences table), what its FAIL adds: "stricter than bitchat
+    /// Android, which ...", with the app's source line. nil elsewhere.
+    func stricterThanApps(_ checkID: String) -> String?
 }
 
 extension DialectProbe {
@@ -177,6 +181,7 @@ extension DialectProbe {
     public var unitFormat: FormatID? { nil }
 
     public func wireRule(for error: WireError) -> String { "\(dialect.rawValue.uppercased())-W1" }
+    public func stricterThanApps(_ checkID: String) -> String? { nil }
 
     public func message(_ spec: MessageSpec, at clock: Duration) throws -> ProbeMessage { try message(spec) }
 

@@ -1,22 +1,24 @@
 import MeshNode
 import MeshVectors
 
-/// What each real app would fail, measured: its profile (`--mutant app`) run over its
-/// dialect's catalog, each behavioural row's mutants run alone over the row's checks, and the
-/// golden vectors its rows name or flag `AppBug`. `meshconform list --apps` prints it and
-/// docs/apps.md is generated from it.
+/// What each real implementation would fail, measured: its profile (`--mutant app-ios`) run
+/// over its dialect's catalog, each behavioural row's mutants run alone over the row's checks
+/// (they must FAIL one), each policy row's mutants alone over its checks (they must PASS them
+/// all), and the golden vectors its rows name or flag `AppBug`. `meshconform list --apps`
+/// prints it and docs/apps.md is generated from it.
 public struct AppCard: Sendable {
-    public var dialect: DialectName
+    public var profile: AppProfile
+    /// The rows of the dialect's table that this implementation shows.
     public var table: DifferencesTable
     /// The profile's verdict on every check of the dialect, in catalog order.
     public var results: [CheckResult]
-    /// Per behavioural row (by number), per mutant it names: the row's checks that mutant
-    /// FAILs alone, whose rules are the row's.
-    public var caughtAlone: [Int: [(mutant: String, fails: [CheckResult])]]
+    /// Per behavioural or policy row (by number), per mutant it names: the verdicts of the
+    /// row's checks with that mutant alone (a behavioural row keeps the FAILs on its rules).
+    public var alone: [Int: [(mutant: String, results: [CheckResult])]]
     public var vectors: [AppVector]
 
-    public var app: String { AppProfile.app(of: dialect) }
-    public var profile: [Fault] { AppProfile.faults(of: dialect) }
+    public var dialect: DialectName { profile.dialect }
+    public var app: String { profile.app }
     public var failures: [CheckResult] { results.filter { $0.verdict == .fail } }
 
     /// The row's checks the profile FAILs, whose rules are the row's.
@@ -24,7 +26,7 @@ public struct AppCard: Sendable {
         failures.filter { r in row.checks.contains(r.id) && DifferencesTable.matches(AppCard.rules(of: r.id), rowRules: row.rules) }
     }
 
-    /// The behavioural rows that name a check.
+    /// The rows that name a check and expect it to FAIL.
     public func rows(naming check: String) -> [Int] {
         table.rows.filter { $0.kind == .behavioural && $0.checks.contains(check) }.map(\.number)
     }
@@ -35,22 +37,28 @@ public struct AppCard: Sendable {
     }
 
     public static func measure(tables: [DifferencesTable], vectors: [VectorFile], seed: UInt64 = 1) -> [AppCard] {
-        tables.map { table in
-            let d = table.dialect
-            let catalog = Runner.select(Catalog.all, dialect: d)
-            let profile = Runner(capabilities: .referenceNode(d), driver: VirtualDriver(mutants: MutantSelection(appProfile: true)), seed: seed)
-            var caught: [Int: [(mutant: String, fails: [CheckResult])]] = [:]
-            for row in table.rows where row.kind == .behavioural {
-                let checks = catalog.filter { row.checks.contains($0.id) }
-                caught[row.number] = row.mutants.map { name in
-                    guard let fault = Fault(rawValue: name) else { return (name, []) }
-                    let runner = Runner(capabilities: .referenceNode(d), driver: VirtualDriver(faults: [fault]), seed: seed)
-                    let fails = checks.map(runner.run).filter { $0.verdict == .fail && DifferencesTable.matches(rules(of: $0.id), rowRules: row.rules) }
-                    return (name, fails)
+        tables.flatMap { whole in
+            AppProfile.all(of: whole.dialect).map { profile in
+                let d = whole.dialect
+                let table = DifferencesTable(dialect: d, rows: whole.rows(of: profile))
+                let catalog = Runner.select(Catalog.all, dialect: d)
+                let selection = MutantSelection(profile: profile.mutantName)
+                let caps = Capabilities.referenceNode(d, as: selection)
+                let runner = Runner(capabilities: caps, driver: VirtualDriver(mutants: selection), seed: seed)
+                var alone: [Int: [(mutant: String, results: [CheckResult])]] = [:]
+                for row in table.rows where row.kind == .behavioural || row.kind == .policy {
+                    let checks = catalog.filter { row.checks.contains($0.id) }
+                    alone[row.number] = row.mutants.map { name in
+                        guard let fault = Fault(rawValue: name) else { return (name, []) }
+                        let one = Runner(capabilities: caps, driver: VirtualDriver(faults: [fault]), seed: seed)
+                        let results = checks.map(one.run)
+                        guard row.kind == .behavioural else { return (name, results) }
+                        return (name, results.filter { $0.verdict == .fail && DifferencesTable.matches(rules(of: $0.id), rowRules: row.rules) })
+                    }
                 }
+                return AppCard(profile: profile, table: table, results: catalog.map(runner.run), alone: alone,
+                               vectors: AppVector.collect(table, vectors.filter { $0.dialect == d.rawValue }, app: profile.vectorKey))
             }
-            return AppCard(dialect: d, table: table, results: catalog.map(profile.run), caughtAlone: caught,
-                           vectors: AppVector.collect(table, vectors.filter { $0.dialect == d.rawValue }))
         }
     }
 }
@@ -62,8 +70,9 @@ public struct AppVector: Sendable {
     /// The table rows that name it.
     public var rows: [Int]
 
-    /// The vectors the rows name, then every other `AppBug` vector of the dialect.
-    static func collect(_ table: DifferencesTable, _ files: [VectorFile]) -> [AppVector] {
+    /// The vectors the rows name, then every other `AppBug` vector of the dialect that the
+    /// vector's `apps` does not say this implementation (`app`, `bitchat-ios`) refuses.
+    static func collect(_ table: DifferencesTable, _ files: [VectorFile], app: String) -> [AppVector] {
         func find(_ ref: DifferencesTable.VectorRef) -> Vector? {
             files.first { $0.format == ref.format }?.tests.first { $0.tcId == ref.tcId }
         }
@@ -76,7 +85,7 @@ public struct AppVector: Sendable {
             }
         }
         for file in files {
-            for v in file.tests where v.flags.contains("AppBug") {
+            for v in file.tests where v.flags.contains("AppBug") && v.apps[app] != "refuse" {
                 let ref = DifferencesTable.VectorRef(format: file.format, tcId: v.tcId)
                 if !out.contains(where: { $0.ref == ref }) { out.append(AppVector(ref: ref, vector: v, rows: [])) }
             }

@@ -8,6 +8,9 @@ public struct DifferencesTable: Sendable {
     public enum Kind: String, Sendable, CaseIterable {
         /// A check can see it from outside: mutants reproduce it, checks catch it.
         case behavioural
+        /// A policy where real implementations differ, inside the page's envelope: mutants
+        /// reproduce it, and the checks it names exercise it and PASS it.
+        case policy
         /// Only a decoder or encoder differs: golden vectors pin it.
         case wire
         /// The app deviates, but nothing outside it can tell.
@@ -25,6 +28,9 @@ public struct DifferencesTable: Sendable {
 
     public struct Row: Sendable {
         public var number: Int
+        /// The implementations that show it, as the `apps` column names them (`iOS`); nil in
+        /// a table without that column, whose rows are all its one app's.
+        public var apps: [String]?
         /// What the app does (the second column).
         public var app: String
         public var conforming: String
@@ -43,6 +49,13 @@ public struct DifferencesTable: Sendable {
     public var rows: [Row]
 
     public static let columns = ["#", nil, "conforming node", "rule", "kind", "mutant", "caught by, or why not"]
+    /// A dialect with several implementations names, after `#`, whose each row is.
+    public static let appsColumn = "apps"
+
+    /// The rows `profile` shows.
+    public func rows(of profile: AppProfile) -> [Row] {
+        rows.filter { $0.apps.map { $0.contains(profile.key) } ?? true }
+    }
 
     /// The table in a dialect page's text.
     public static func parse(_ page: String, dialect: DialectName) throws(TableError) -> DifferencesTable {
@@ -53,13 +66,26 @@ public struct DifferencesTable: Sendable {
         guard let top = lines[heading...].firstIndex(where: { $0.hasPrefix("|") }) else {
             throw TableError(dialect: dialect, row: nil, problem: "its section has no table")
         }
-        let header = cells(lines[top])
+        var header = cells(lines[top])
+        let hasApps = header.count > 1 && header[1] == appsColumn
+        if hasApps { header.remove(at: 1) }
         guard header.count == columns.count, zip(header, columns).allSatisfy({ $1 == nil || $0 == $1 }) else {
             throw TableError(dialect: dialect, row: nil, problem: "header is \(header), not \(columns.map { $0 ?? "(the app)" })")
         }
+        let keys = AppProfile.all(of: dialect).map(\.key)
         var rows: [Row] = []
         for line in lines[(top + 2)...].prefix(while: { $0.hasPrefix("|") }) {
-            rows.append(try row(cells(line), dialect: dialect))
+            var c = cells(line)
+            var apps: [String]?
+            if hasApps, c.count > 1 {
+                apps = list(c.remove(at: 1))
+                if let unknown = apps?.first(where: { !keys.contains($0) }) {
+                    throw TableError(dialect: dialect, row: Int(c[0]), problem: "apps names \"\(unknown)\", not one of \(keys.joined(separator: ", "))")
+                }
+            }
+            var r = try row(c, dialect: dialect)
+            r.apps = apps
+            rows.append(r)
         }
         return DifferencesTable(dialect: dialect, rows: rows)
     }
@@ -96,7 +122,7 @@ public struct DifferencesTable: Sendable {
         var vectors: [VectorRef] = []
         var why: String?
         switch kind {
-        case .behavioural, .wire:
+        case .behavioural, .policy, .wire:
             // `-`: nothing catches it yet (AppTableTests lists such rows).
             for token in list(c[6]) where token != "-" {
                 if token.wholeMatch(of: /(RLY|DDP|ACK|FRG|RTE|BCN|ROB)\/B[VI]-\d\d/) != nil {
@@ -111,7 +137,7 @@ public struct DifferencesTable: Sendable {
             guard c[5] == "-" else { throw fail("an \(kind.rawValue) row has no mutant: write -") }
             why = c[6]
         }
-        return Row(number: number, app: c[1], conforming: c[2], ruleText: c[3], rules: rules, kind: kind,
+        return Row(number: number, apps: nil, app: c[1], conforming: c[2], ruleText: c[3], rules: rules, kind: kind,
                    mutants: mutants, checks: checks, vectors: vectors, why: why)
     }
 

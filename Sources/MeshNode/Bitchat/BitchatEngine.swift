@@ -39,6 +39,9 @@ struct BitchatEngine: DialectEngine {
     /// `shortDeliveryMemory` a duplicate reaches the app again.
     private var deliveredAt: [String: Instant] = [:]
     static let shortDeliveryMemory: Duration = .seconds(10)
+    /// Mutant ingress-gate (bitchat iOS): when each key last came in, for 3 s.
+    private var ingress: [String: Instant] = [:]
+    static let ingressLifetime: Duration = .seconds(3)
 
     init(config: NodeConfig, seed: UInt64) {
         self.config = config
@@ -158,6 +161,13 @@ struct BitchatEngine: DialectEngine {
         }
         let isOwn = packet.senderID == peerID
         let key = config.faults.contains(.dedupByOrigin) ? Hex.encode(packet.senderID) : packet.dedupKey
+        // Mutant ingress-gate (bitchat iOS, BLEService.swift:5874, BLEIngressLinkRegistry.swift:48-63):
+        // a key that came in during the last 3 s is dropped before anything, fragments included.
+        if config.faults.contains(.ingressGate) {
+            if ingress.count >= Self.dedupCapacity { ingress = ingress.filter { now - $0.value < Self.ingressLifetime } }
+            if let at = ingress[key], now - at < Self.ingressLifetime { return [] }
+            ingress[key] = now
+        }
         let isCopy = packet.type != BitchatMessageType.fragment.rawValue
         if isCopy { counters.copiesReceived += 1 }
         // BITCHAT-R3: a key already held is a duplicate (and cancels a probabilistic relay).
@@ -251,23 +261,79 @@ struct BitchatEngine: DialectEngine {
     }
 
     /// BITCHAT-R5 / R6: relay with the capped TTL - 1, byte for byte otherwise, to every other
-    /// link after 10-60 ms; never when the capped TTL is <= 1, never requestSync.
+    /// link after 10-60 ms; never when the capped TTL is <= 1, never requestSync. The iOS
+    /// policy mutants (bitchat.md section 7) clamp the TTL, pick the delay and the links by the
+    /// degree, and re-encode.
     private mutating func relay(_ packet: BitchatPacket, original: [UInt8], key: String, on link: LinkID, at now: Instant) -> [NodeAction] {
         guard packet.type != BitchatMessageType.requestSync.rawValue else { return [] }
         let capped = config.faults.contains(.noTTLCap) ? packet.ttl : min(packet.ttl, Self.ttlCap)
-        guard capped > 1 || config.faults.contains(.relayTTLOne) else { return [] }
-        let newTTL = config.faults.contains(.noTTLDecrement) ? capped : (capped == 0 ? 0 : capped - 1)
+        guard capped > 1 || config.faults.contains(.relayTTLOne) || capped == 1 && config.faults.contains(.relayLastHop) else { return [] }
+        var newTTL = config.faults.contains(.noTTLDecrement) ? capped : (capped == 0 ? 0 : capped - 1)
+        let degree = links.count
+        if config.faults.contains(.ttlClampByDegree) { newTTL = min(newTTL, Self.iosTTLClamp(packet.type, degree: degree)) }
         // The TTL byte is outside the signature (bitchat spec 01 section 9): everything else,
         // padding and compressed bytes included, goes on unchanged.
         var bytes = original
         bytes[2] = newTTL
+        if config.faults.contains(.reencodeRelays) {
+            // bitchat iOS re-encodes: known flags only, the W7 bucket pad.
+            var copy = packet
+            copy.ttl = newTTL
+            copy.flags = copy.flags.intersection(copy.version == 2 ? [.hasRecipient, .hasSignature, .isCompressed, .isRSR, .hasRoute]
+                                                                   : [.hasRecipient, .hasSignature, .isCompressed, .isRSR])
+            bytes = copy.paddedToBucket().encoded()
+        }
         // Mutant random-padding: random bytes after the frame, ending in 0 so they are never
         // one PKCS#7 pad, within the 512-byte unit (BITCHAT-G3).
         if config.faults.contains(.randomPadding) {
             let room = min(16, 512 - bytes.count)
             if room > 0 { bytes += rng.bytes(room - 1) + [0] }
         }
-        let sends = links.sendAll([bytes], except: config.faults.contains(.relayToSender) ? nil : link)
-        return scheduler.relay(sends, key: key, degree: links.count, window: Self.jitter.relays(under: config.faults), now: now, rng: &rng, timers: &timers)
+        var sends = links.sendAll([bytes], except: config.faults.contains(.relayToSender) ? nil : link)
+        if config.faults.contains(.fanOutSubset), ![BitchatMessageType.fragment, .announce, .requestSync].map(\.rawValue).contains(packet.type) {
+            sends = Self.iosFanOut(sends, key: key)
+        }
+        let window = config.faults.contains(.jitterByDegree) ? Self.iosJitter(packet.type, degree: degree) : Self.jitter
+        return scheduler.relay(sends, key: key, degree: degree, window: window.relays(under: config.faults, latest: Self.latestRelay),
+                               now: now, rng: &rng, timers: &timers)
+    }
+
+    /// BITCHAT-R6.4: the latest any app relays (bitchat iOS at 10 links or more).
+    static let latestRelay = JitterWindow.milliseconds(100, 220)
+
+    /// bitchat iOS's relay delay (RelayController.swift:54-94@9b84b361): fragments 8-25 ms;
+    /// broadcasts by degree.
+    static func iosJitter(_ type: UInt8, degree: Int) -> JitterWindow {
+        if type == BitchatMessageType.fragment.rawValue { return .milliseconds(8, 25) }
+        switch degree {
+        case ...2: return .milliseconds(10, 40)
+        case 3...5: return .milliseconds(60, 150)
+        case 6...9: return .milliseconds(80, 180)
+        default: return latestRelay
+        }
+    }
+
+    /// bitchat iOS's relay TTL ceiling by degree (RelayController.swift:54-84@9b84b361):
+    /// fragments 7, or 5 at 6 links or more; others 6 - 1 (announces 7 - 1) at 3-5 links,
+    /// 5 - 1 at 6 or more; never below 1.
+    static func iosTTLClamp(_ type: UInt8, degree: Int) -> UInt8 {
+        if type == BitchatMessageType.fragment.rawValue { return degree >= 6 ? 5 : 7 }
+        switch degree {
+        case ...2: return .max
+        case 3...5: return type == BitchatMessageType.announce.rawValue ? 6 : 5
+        default: return 4
+        }
+    }
+
+    /// bitchat iOS's fan-out (BLEFanoutSelector.swift:71-89, 205-223@9b84b361): of n links,
+    /// min(n, b + 1), b the bit length of n - 1, picked by the message id.
+    static func iosFanOut(_ sends: [NodeAction], key: String) -> [NodeAction] {
+        let n = sends.count
+        guard n >= 4 else { return sends }
+        let keep = min(n, (Int.bitWidth - (n - 1).leadingZeroBitCount) + 1)
+        var order = SeededRandom(seed: key.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 })
+        var picked = Array(sends.indices)
+        for i in stride(from: n - 1, to: 0, by: -1) { picked.swapAt(i, Int(order.next() % UInt64(i + 1))) }
+        return picked.prefix(keep).sorted().map { sends[$0] }
     }
 }

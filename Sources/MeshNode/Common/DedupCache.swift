@@ -22,6 +22,8 @@ struct DedupCache<Key: DedupKey, Value> {
     enum Eviction {
         case oldestFirst
         case arbitrary
+        /// Past `capacity`, the oldest go until this many are left (bitchat iOS: 1000 to 750).
+        case trimOldest(to: Int)
     }
 
     /// A key remembered, with the serial of its last insert or update: the queue entry with
@@ -99,11 +101,12 @@ struct DedupCache<Key: DedupKey, Value> {
     }
 
     /// A node's message cache (`seen`): the dialect's capacity and retention, bent by the
-    /// mutants that break them (`small-dedup-cache`, `short-retention`, `evict-arbitrary`).
+    /// mutants that break them (`small-dedup-cache`, `short-retention`, `evict-arbitrary`), or
+    /// that bend them as an app does (`dedup-trim`: bitchat iOS's 1000 trimmed to 750).
     init(seenBy faults: Set<Fault>, capacity: Int, retention: Duration) {
-        self.init(capacity: faults.contains(.smallDedupCache) ? 16 : capacity,
+        self.init(capacity: faults.contains(.smallDedupCache) ? 16 : faults.contains(.dedupTrim) ? 1000 : capacity,
                   retention: faults.contains(.shortRetention) ? .seconds(10) : retention,
-                  eviction: faults.contains(.evictArbitrary) ? .arbitrary : .oldestFirst)
+                  eviction: faults.contains(.evictArbitrary) ? .arbitrary : faults.contains(.dedupTrim) ? .trimOldest(to: 750) : .oldestFirst)
     }
 
     @inline(__always)
@@ -254,6 +257,7 @@ struct DedupCache<Key: DedupKey, Value> {
             switch eviction {
             case .oldestFirst: dropFront()
             case .arbitrary: dropArbitrary()
+            case .trimOldest(let left): while footprint > left { dropFront() }
             }
         }
     }

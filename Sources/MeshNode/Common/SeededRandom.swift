@@ -52,8 +52,10 @@ struct JitterWindow: Hashable, Sendable {
         JitterWindow(minimum: low * 1_000_000, maximum: high * 1_000_000)
     }
 
-    /// The window relays use under `faults`: the late-relay mutant waits three times its end.
-    func relays(under faults: Set<Fault>) -> JitterWindow {
-        faults.contains(.lateRelay) ? JitterWindow(minimum: maximum * 3, maximum: maximum * 3) : self
+    /// The window relays use under `faults`: the late-relay mutant waits three times its end,
+    /// or three times `latest` where the page allows relays later than the node's own window.
+    func relays(under faults: Set<Fault>, latest: JitterWindow? = nil) -> JitterWindow {
+        let end = (latest ?? self).maximum * 3
+        return faults.contains(.lateRelay) ? JitterWindow(minimum: end, maximum: end) : self
     }
 }
