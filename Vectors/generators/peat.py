@@ -108,7 +108,7 @@ def peat_peripheral():
         "Legacy": "no has_location byte at all: the 34-byte form of encoders before v0.1.0-rc.7, still accepted",
         "Callsign": "callsign is 12 bytes, UTF-8 then NUL padding; nothing may follow the first NUL",
         "Range": "a field outside peat-btle's validation range (battery, activity, heart rate, coordinates, ids)",
-        "AppBug": "peat-btle accepts it, reading an undefined type as Unknown and re-encoding it as 0; a conforming decoder refuses it (PEAT-W3, peat.md section 7 row 6)",
+        "AppBug": "peat-btle accepts it: it reads an undefined type as Unknown and re-encodes it as 0 (peat.md section 7 row 6), and keeps a peripheral whose location or event its own decoders refuse, without them; it reads the callsign to its first NUL, nothing after the has_location byte, no location flag bit beyond 0-1 (row 13); a conforming decoder refuses it (PEAT-W3)",
         "Truncated": "input ends inside a field",
     }
     t = []
@@ -136,23 +136,23 @@ def peat_peripheral():
     t.append(I("has_event set but the event is cut (peat-btle needs 43 bytes)", peripheral(event=(3, TS))[:40], "truncated",
                flags=["Event", "Truncated"]))
     t.append(I("location flag altitude set but the altitude is missing",
-               peripheral(location=(1.0, 2.0, 3.0, None))[:-4], "truncated", flags=["Location", "Truncated"]))
+               peripheral(location=(1.0, 2.0, 3.0, None))[:-4], "truncated", flags=["Location", "Truncated", "AppBug"]))
     t.append(I("peripheral id 0", peripheral(pid=0), "valueOutOfRange", flags=["Range"]))
     t.append(I("battery 101 %", peripheral(health=(101, 1, 0, 72)), "valueOutOfRange", flags=["Range"]))
     t.append(I("activity 4", peripheral(health=(50, 4, 0, 72)), "valueOutOfRange", flags=["Range"]))
     t.append(I("heart rate 19 (below 20)", peripheral(health=(50, 1, 0, 19)), "valueOutOfRange", flags=["Range"]))
-    t.append(I("latitude 90.5", peripheral(location=(90.5, 0.0, None, None)), "valueOutOfRange", flags=["Location", "Range"]))
-    t.append(I("event timestamp 1 ms before 2020", peripheral(event=(3, MIN_TS - 1)), "badDate", flags=["Event"]))
+    t.append(I("latitude 90.5", peripheral(location=(90.5, 0.0, None, None)), "valueOutOfRange", flags=["Location", "Range", "AppBug"]))
+    t.append(I("event timestamp 1 ms before 2020", peripheral(event=(3, MIN_TS - 1)), "badDate", flags=["Event", "AppBug"]))
     t.append(I("peripheral timestamp 1000 (before 2020, not 0)", peripheral(ts=1000), "badDate"))
     t.append(I("event type 7 (undefined)", peripheral(event=(7, TS)), "unknownType", flags=["Event", "AppBug"]))
     t.append(I("peripheral type 4 (undefined; peat-btle reads it as Unknown and re-encodes 0)", peripheral(ptype=4), "unknownType", flags=["AppBug"]))
     t.append(I("callsign 'AB' NUL 'C': a byte after the padding starts", peripheral(raw_callsign=b"AB\x00C".ljust(12, b"\x00")),
-               "valueOutOfRange", flags=["Callsign"]))
+               "valueOutOfRange", flags=["Callsign", "AppBug"]))
     t.append(I("callsign not UTF-8 (0xFF)", peripheral(raw_callsign=b"\xff".ljust(12, b"\x00")), "valueOutOfRange", flags=["Callsign"]))
     t.append(I("has_event 2", peripheral()[:25] + b"\x02" + peripheral()[26:], "valueOutOfRange"))
-    t.append(I("a byte after the has_location byte", peripheral() + b"\x00", "trailingBytes"))
+    t.append(I("a byte after the has_location byte", peripheral() + b"\x00", "trailingBytes", flags=["AppBug"]))
     t.append(I("location flags 0x04 (undefined bit)", peripheral(location=(1.0, 2.0, None, None))[:-1] + b"\x04",
-               "valueOutOfRange", flags=["Location", "Range"]))
+               "valueOutOfRange", flags=["Location", "Range", "AppBug"]))
     return write_file("peat.peripheral", "peat", INDEPENDENT + APP, notes, t)
 
 
@@ -172,7 +172,7 @@ def emergency_n(source=NODE_A, ts=TS, acks=((NODE_A, 1), (NODE_B, 0))):
 def peat_emergency():
     notes = {
         "Limit": "a limit peat-btle's EmergencyEvent::decode enforces: source 0, timestamp before 2020, more than 256 acks",
-        "AppBug": "peat-btle accepts it: it skips node 0, ignores the order and lets a repeat overwrite; a conforming decoder refuses it (PEAT-W4, peat.md section 7 row 3)",
+        "AppBug": "peat-btle accepts it: it skips node 0, ignores the order and lets a repeat overwrite (peat.md section 7 row 3), reads any non-zero acked byte as acked and nothing after the last entry (row 14); a conforming decoder refuses it (PEAT-W4)",
         "Order": "ack entries must be strictly ascending by node (peat-btle writes a BTreeMap in order; meshconform refuses any other order or a repeat)",
         "Truncated": "input ends inside a field, or num_acks promises more entries than follow",
     }
@@ -198,8 +198,8 @@ def peat_emergency():
     t.append(I("the same node twice", emergency(acks=((NODE_A, 1), (NODE_A, 0))), "outOfOrder", flags=["Order", "AppBug"]))
     t.append(I("ack entry for node 0 (peat-btle skips it silently)", emergency(acks=((0, 1), (NODE_A, 1))), "valueOutOfRange",
                flags=["AppBug"]))
-    t.append(I("acked byte 2", emergency(acks=((NODE_A, 2),)), "valueOutOfRange"))
-    t.append(I("a byte after the last entry", emergency() + b"\x00", "trailingBytes"))
+    t.append(I("acked byte 2", emergency(acks=((NODE_A, 2),)), "valueOutOfRange", flags=["AppBug"]))
+    t.append(I("a byte after the last entry", emergency() + b"\x00", "trailingBytes", flags=["AppBug"]))
     return write_file("peat.emergency", "peat", INDEPENDENT + APP, notes, t)
 
 
@@ -233,7 +233,7 @@ def peat_document():
         "UnknownMarker": "the first byte that is not 0xAB-0xAD ends the sections: the rest is kept as `trailer`, not parsed (peat-btle's rule)",
         "MarkerPlacement": "a section marker repeated or out of order, or a version whose low byte is a frame marker 0xAE-0xB2 (the receiver would take it for a frame)",
         "Order": "counter entries must be strictly ascending by node",
-        "AppBug": "peat-btle accepts it or would write it (a section cut short ends parsing silently; counters: node 0 skipped, order ignored; MIN_DOCUMENT_SIZE 8 though 12 bytes are read; versions are not kept off the frame markers); a conforming node refuses it (PEAT-W1, PEAT-W2, peat.md section 7 rows 2, 3, 4, 9)",
+        "AppBug": "peat-btle accepts it or would write it (a section cut short ends parsing silently; counters: node 0 skipped, order ignored; MIN_DOCUMENT_SIZE 8 though 12 bytes are read; versions are not kept off the frame markers; no size bound, sections in any order and repeated, the reserved byte unread, a section its decoder refuses dropped and the document kept); a conforming node refuses it (PEAT-W1, PEAT-W2, peat.md section 7 rows 2, 3, 4, 9, 12)",
         "Size": "the 12-byte minimum (header + num_entries; peat-btle says 8 but reads 4 more), the 512-byte maximum, 256 counter entries",
         "Truncated": "input ends inside a field or a section",
     }
@@ -266,7 +266,7 @@ def peat_document():
     t.append(I("num_entries 2 but one entry", document(count=2), "truncated", flags=["Truncated"]))
     t.append(I("num_entries 257", document(counters=(), count=257), "valueOutOfRange", flags=["Size"]))
     t.append(I("513 bytes (42 counters)", document(counters=tuple((n, n) for n in range(1, 42)), trailer=b"\xc0" * 9),
-               "tooLarge", flags=["Size"]))
+               "tooLarge", flags=["Size", "AppBug"]))
     t.append(I("counters out of order", document(counters=((NODE_B, 1), (NODE_A, 1))), "outOfOrder", flags=["Order", "AppBug"]))
     t.append(I("counter for node 0 (peat-btle skips it)", document(counters=((0, 1),)), "valueOutOfRange", flags=["AppBug"]))
     t.append(I("peripheral section len beyond the end", document(sections=((0xAB, per),))[:-1], "truncated",
@@ -274,17 +274,17 @@ def peat_document():
     t.append(I("section header cut after the marker", document(trailer=b"\xab\x00"), "truncated",
                flags=["Section", "Truncated", "AppBug"]))
     t.append(I("emergency before peripheral", document(sections=((0xAC, em), (0xAB, per))), "misplacedMarker",
-               flags=["MarkerPlacement", "Section"]))
+               flags=["MarkerPlacement", "Section", "AppBug"]))
     t.append(I("peripheral section twice", document(sections=((0xAB, per), (0xAB, per))), "misplacedMarker",
-               flags=["MarkerPlacement", "Section"]))
+               flags=["MarkerPlacement", "Section", "AppBug"]))
     t.append(I("version 0xB1: the document begins like a relay envelope", document(version=0xB1), "misplacedMarker",
                flags=["MarkerPlacement", "AppBug"]))
     t.append(I("reserved byte of a section is 1", document()[:] + b"\xab\x01" + struct.pack("<H", len(per)) + per,
-               "valueOutOfRange", flags=["Section"]))
+               "valueOutOfRange", flags=["Section", "AppBug"]))
     t.append(I("emergency section whose data is refused (source 0)", document(sections=((0xAC, emergency(source=0)),)),
-               "valueOutOfRange", flags=["Section"]))
+               "valueOutOfRange", flags=["Section", "AppBug"]))
     t.append(I("peripheral section with a byte more than the peripheral", document(sections=((0xAB, per + b"\x00"),)),
-               "trailingBytes", flags=["Section"]))
+               "trailingBytes", flags=["Section", "AppBug"]))
     return write_file("peat.document", "peat", INDEPENDENT + APP, notes, t)
 
 
@@ -308,7 +308,7 @@ def peat_relay_envelope():
         "Flags": "flags bit 0 requires_ack, bit 1 broadcast; bits 2-7 must be 0",
         "Hops": "hop / max_hops: a relay increments hop while hop < max_hops; hop above max_hops is refused",
         "Length": "payload_len u32 LE must equal the bytes that follow",
-        "AppBug": "peat-btle accepts it, ignoring the bytes after the payload; a conforming decoder refuses it (PEAT-W5, peat.md section 7 row 5)",
+        "AppBug": "peat-btle accepts it: it ignores the bytes after the payload (peat.md section 7 row 5), undefined flag bits, a hop above max_hops (not relayed, still merged), origin 0 and any size (row 15); a conforming decoder refuses it (PEAT-W5)",
         "Truncated": "input ends inside the 28-byte header or the payload",
     }
     doc = document()
@@ -330,10 +330,10 @@ def peat_relay_envelope():
     t.append(I("payload_len one less than follows (peat-btle ignores the extra byte)", envelope(payload=b"ab", length=1),
                "trailingBytes", flags=["Length", "AppBug"]))
     t.append(I("marker 0xB0 (key exchange) where 0xB1 belongs", envelope(marker=0xB0), "unknownType"))
-    t.append(I("flags 0x04 (undefined bit)", envelope(flags=0x04), "valueOutOfRange", flags=["Flags"]))
-    t.append(I("hop 8 of 7", envelope(hop=8), "ttlOutOfRange", flags=["Hops"]))
-    t.append(I("origin 0", envelope(origin=0), "valueOutOfRange"))
-    t.append(I("513 bytes", envelope(payload=bytes(485)), "tooLarge", flags=["Length"]))
+    t.append(I("flags 0x04 (undefined bit)", envelope(flags=0x04), "valueOutOfRange", flags=["Flags", "AppBug"]))
+    t.append(I("hop 8 of 7", envelope(hop=8), "ttlOutOfRange", flags=["Hops", "AppBug"]))
+    t.append(I("origin 0", envelope(origin=0), "valueOutOfRange", flags=["AppBug"]))
+    t.append(I("513 bytes", envelope(payload=bytes(485)), "tooLarge", flags=["Length", "AppBug"]))
     return write_file("peat.relay-envelope", "peat", INDEPENDENT + APP, notes, t)
 
 
@@ -361,6 +361,7 @@ def peat_encrypted():
         "Context": "context {meshId, secret}: key = HKDF-SHA256(IKM secret, salt mesh id UTF-8, info \"PEAT-BTLE-mesh-encryption-v1\"); decoded gains the plaintext",
         "Tampered": "a ciphertext or tag byte changed, or the wrong key: the tag does not verify",
         "Truncated": "fewer than 30 bytes (marker, reserved, nonce 12, tag 16)",
+        "AppBug": "peat-btle accepts it: it does not read the reserved byte and bounds no size; a conforming decoder refuses it (PEAT-W6, peat.md section 7 row 17)",
     }
     ctx = {"meshId": MESH_ID, "secret": hexs(SECRET)}
     doc = document()
@@ -384,8 +385,8 @@ def peat_encrypted():
     t.append(I("empty input", b"", "truncated", flags=["Truncated"]))
     t.append(I("29 bytes", empty[:29], "truncated", flags=["Truncated"]))
     t.append(I("marker 0xAF", b"\xaf" + box[1:], "unknownType"))
-    t.append(I("reserved byte 1", encrypted(doc, reserved=1), "valueOutOfRange"))
-    t.append(I("513 bytes", encrypted(bytes(483), n=nonce(4)), "tooLarge"))
+    t.append(I("reserved byte 1", encrypted(doc, reserved=1), "valueOutOfRange", flags=["AppBug"]))
+    t.append(I("513 bytes", encrypted(bytes(483), n=nonce(4)), "tooLarge", flags=["AppBug"]))
     t.append(I("last tag byte flipped", box[:-1] + bytes([box[-1] ^ 1]), "authenticationFailed", context=ctx,
                flags=["Context", "Tampered"]))
     t.append(I("first ciphertext byte flipped", box[:14] + bytes([box[14] ^ 0x80]) + box[15:], "authenticationFailed",
@@ -410,38 +411,40 @@ LOW_ORDER = bytes([0xE0, 0xEB, 0x7A, 0x7C, 0x3B, 0x41, 0xB8, 0xAE, 0x16, 0x56, 0
                    0xDA, 0x09, 0x8D, 0xEB, 0x9C, 0x32, 0xB1, 0xFD, 0x86, 0x62, 0x05, 0x16, 0x5F, 0x49, 0xB8, 0x00])
 
 
-def key_exchange(sender=NODE_A, flags=0, pub=A_PUB, marker=0xB0):
-    return bytes([marker]) + u32(sender) + bytes([flags]) + pub
+def key_exchange(sender=NODE_A, flags=0, pub=A_PUB, marker=0xB0, reserved=0):
+    # peat_mesh.rs:1489-1492@1793e40f: marker, a reserved 0x00, then KeyExchangeMessage (37 bytes).
+    return bytes([marker, reserved]) + u32(sender) + bytes([flags]) + pub
 
 
 def peat_key_exchange():
     notes = {
         "Flags": "flags bit 0 is_ephemeral; bits 1-7 must be 0",
         "Key": "the 32-byte X25519 public key: a low-order point (all-zero shared secret) is refused",
-        "AppBug": "peat-btle accepts it: it does not check the key; a conforming decoder refuses it (PEAT-W7, peat.md section 7 row 7)",
-        "Truncated": "fewer than 38 bytes",
+        "AppBug": "peat-btle accepts it: it does not check the key (peat.md section 7 row 7), nor the reserved byte, sender 0, flag bits beyond bit 0 or bytes after the key (row 16); a conforming decoder refuses it (PEAT-W7)",
+        "Truncated": "fewer than 39 bytes",
     }
 
     def n(sender=NODE_A, eph=False, pub=A_PUB):
         return {"sender": sender, "ephemeral": eph, "publicKey": hexs(pub)}
     t = []
-    t.append(V("static key of node 0x12345678 (38 bytes)", key_exchange(), n()))
+    t.append(V("static key of node 0x12345678 (39 bytes)", key_exchange(), n()))
     t.append(V("ephemeral key (flag bit 0)", key_exchange(flags=1), n(eph=True), flags=["Flags"]))
     t.append(V("node B's static key, sender 0x9ABCDEF0", key_exchange(sender=NODE_B, pub=B_PUB), n(sender=NODE_B, pub=B_PUB)))
     t.append(V("sender 0xFFFFFFFF", key_exchange(sender=0xFFFFFFFF), n(sender=0xFFFFFFFF)))
     t.append(V("sender 1, ephemeral, node B's key", key_exchange(sender=1, flags=1, pub=B_PUB), n(sender=1, eph=True, pub=B_PUB),
                flags=["Flags"]))
     t.append(I("empty input", b"", "truncated", flags=["Truncated"]))
-    t.append(I("37 bytes: the key is one byte short (peat-btle's KeyExchangeMessage is 37 without the marker)",
-               key_exchange()[:37], "truncated", flags=["Truncated"]))
+    t.append(I("38 bytes: the key is one byte short (peat-btle's KeyExchangeMessage is 37 bytes after the marker and the reserved byte)",
+               key_exchange()[:38], "truncated", flags=["Truncated"]))
     t.append(I("marker only", b"\xb0", "truncated", flags=["Truncated"]))
-    t.append(I("39 bytes", key_exchange() + b"\x00", "trailingBytes"))
+    t.append(I("40 bytes", key_exchange() + b"\x00", "trailingBytes", flags=["AppBug"]))
     t.append(I("marker 0xB1", key_exchange(marker=0xB1), "unknownType"))
-    t.append(I("flags 0x02", key_exchange(flags=2), "valueOutOfRange", flags=["Flags"]))
-    t.append(I("sender 0", key_exchange(sender=0), "valueOutOfRange"))
+    t.append(I("flags 0x02", key_exchange(flags=2), "valueOutOfRange", flags=["Flags", "AppBug"]))
+    t.append(I("sender 0", key_exchange(sender=0), "valueOutOfRange", flags=["AppBug"]))
     t.append(I("public key all zeros (low order)", key_exchange(pub=bytes(32)), "badKey", flags=["Key", "AppBug"]))
     t.append(I("public key of order 8 (RFC 7748 section 6.1 low-order point)", key_exchange(pub=LOW_ORDER), "badKey",
                flags=["Key", "AppBug"]))
+    t.append(I("reserved byte 1", key_exchange(reserved=1), "valueOutOfRange", flags=["AppBug"]))
     return write_file("peat.key-exchange", "peat", INDEPENDENT + APP, notes, t)
 
 
@@ -468,6 +471,7 @@ def peat_peer_e2ee():
         "Collision": "0xAF is also another peat crate's 22-byte canned message: below 46 bytes an 0xAF value is never peer E2EE",
         "Tampered": "a changed byte or the wrong key: the tag does not verify",
         "Truncated": "fewer than 46 bytes",
+        "AppBug": "peat-btle accepts it: it writes byte 1 as 0 and never reads it; a conforming decoder refuses undefined flag bits (PEAT-W8, peat.md section 7 row 18)",
     }
     a_ctx = {"privateKey": hexs(A_SEED), "peerPublicKey": hexs(B_PUB)}
     b_ctx = {"privateKey": hexs(B_SEED), "peerPublicKey": hexs(A_PUB)}
@@ -496,7 +500,7 @@ def peat_peer_e2ee():
     t.append(I("22 bytes starting 0xAF: the other crate's canned message is not peer E2EE", b"\xaf" + bytes(range(21)), "truncated",
                flags=["Collision", "Truncated"]))
     t.append(I("45 bytes", e[:45], "truncated", flags=["Truncated"]))
-    t.append(I("flags 0x04", peer_e2ee(flags=4), "valueOutOfRange", flags=["Flags"]))
+    t.append(I("flags 0x04", peer_e2ee(flags=4), "valueOutOfRange", flags=["Flags", "AppBug"]))
     t.append(I("recipient 0", peer_e2ee(recipient=0), "valueOutOfRange"))
     t.append(I("sender equals recipient", peer_e2ee(recipient=NODE_A), "valueOutOfRange"))
     t.append(I("last tag byte flipped", msg[:-1] + bytes([msg[-1] ^ 1]), "authenticationFailed", context=b_ctx,
@@ -514,6 +518,7 @@ def peat_device_name():
         "Case": "the node id is written %08X (uppercase); lowercase hex digits are read too",
         "Syntax": "PEAT_ prefix, a mesh id of letters and digits, '-', exactly 8 hex digits",
         "Size": "a complete local name in a legacy advertisement is at most 29 bytes",
+        "AppBug": "peat-btle accepts it: it reads 1 to 8 hex digits after the first '-', an empty mesh id and one of any length; a conforming decoder refuses it (PEAT-W9, peat.md section 7 row 19)",
     }
 
     def nm(s):
@@ -532,13 +537,13 @@ def peat_device_name():
     t.append(V("mesh id with digits and lowercase", nm("PEAT_team7b-00000000"), n("team7b", 0)))
     t.append(I("empty input", b"", "badName", flags=["Syntax"]))
     t.append(I("prefix HIVE_ (the crate's earlier name)", nm("HIVE_DEMO-12345678"), "badName", flags=["Syntax"]))
-    t.append(I("7 hex digits", nm("PEAT_DEMO-1234567"), "badName", flags=["Syntax"]))
+    t.append(I("7 hex digits", nm("PEAT_DEMO-1234567"), "badName", flags=["Syntax", "AppBug"]))
     t.append(I("9 hex digits: the mesh id would end in '-'", nm("PEAT_DEMO-123456789"), "badName", flags=["Syntax"]))
-    t.append(I("no mesh id", nm("PEAT_-12345678"), "badName", flags=["Syntax"]))
+    t.append(I("no mesh id", nm("PEAT_-12345678"), "badName", flags=["Syntax", "AppBug"]))
     t.append(I("'G' is no hex digit", nm("PEAT_DEMO-1234567G"), "badName", flags=["Syntax"]))
     t.append(I("mesh id with '-' (the app splits on the first '-')", nm("PEAT_DE-MO-12345678"), "badName", flags=["Syntax"]))
     t.append(I("'_' instead of '-'", nm("PEAT_DEMO_12345678"), "badName", flags=["Syntax"]))
-    t.append(I("16-character mesh id: 30 bytes", nm("PEAT_ABCDEFGHIJKLMNOP-00000001"), "tooLarge", flags=["Size"]))
+    t.append(I("16-character mesh id: 30 bytes", nm("PEAT_ABCDEFGHIJKLMNOP-00000001"), "tooLarge", flags=["Size", "AppBug"]))
     return write_file("peat.device-name", "peat", INDEPENDENT + APP, notes, t)
 
 

@@ -30,7 +30,7 @@ extension ROB {
             ("an envelope from origin 0", unit[0..<20] + [0, 0, 0, 0] + unit[24...]),
             ("a document claiming 257 counter entries", [1, 0, 0, 0] + bytes(s1) + [0x01, 0x01, 0, 0]),
             ("a document cut inside its first counter", [1, 0, 0, 0] + bytes(s1) + [1, 0, 0, 0, 7, 0]),
-            ("a key exchange with an all-zero (low-order) public key", [PeatWire.keyExchangeMarker] + bytes(s1) + [0] + [UInt8](repeating: 0, count: 32)),
+            ("a key exchange with an all-zero (low-order) public key", PeatKeyExchange(sender: s1, ephemeral: false, publicKey: [UInt8](repeating: 0, count: 32)).encoded()),
         ]
         // 2. T1 writes each; 3. nothing is relayed and the DUT still relays a valid envelope.
         try survive(t, inputs)

@@ -26,7 +26,7 @@ public enum FormatCatalog {
             id: PeatEncrypted.formatID, summary: "peat-btle encrypted document 0xAE: nonce | ChaCha20-Poly1305 ciphertext | tag (mesh key)",
             decode: { bytes, context throws(WireError) in try PeatEncrypted.neutral(decoding: bytes, context: context) },
             encode: { json, context throws(WireError) in try PeatEncrypted.encoded(neutral: json, context: context) }),
-        FormatCodec(PeatKeyExchange.self, "peat-btle key exchange 0xB0: sender, flags, X25519 public key"),
+        FormatCodec(PeatKeyExchange.self, "peat-btle key exchange 0xB0: reserved byte, sender, flags, X25519 public key"),
         FormatCodec(
             id: PeatPeerE2EE.formatID, summary: "peat-btle peer E2EE 0xAF: flags, recipient, sender, counter, nonce, ciphertext | tag",
             decode: { bytes, context throws(WireError) in try PeatPeerE2EE.neutral(decoding: bytes, context: context) },

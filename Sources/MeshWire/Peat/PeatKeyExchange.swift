@@ -1,10 +1,11 @@
 import Crypto
 
-/// A per-peer key announcement (peat-btle `KeyExchangeMessage` behind its marker):
-/// `0xB0 | sender u32 LE | flags (bit 0 ephemeral) | X25519 public key[32]`, 38 bytes exactly.
+/// A per-peer key announcement (peat-btle `KeyExchangeMessage` behind its marker and a
+/// reserved byte): `0xB0 | 0x00 | sender u32 LE | flags (bit 0 ephemeral) | X25519 public
+/// key[32]`, 39 bytes exactly (peat_mesh.rs:1489-1492, 1589-1594@1793e40f).
 public struct PeatKeyExchange: WireFormat, NeutralForm {
     public static let formatID: FormatID = "peat.key-exchange"
-    public static let size = 38
+    public static let size = 39
 
     public var sender: UInt32
     public var ephemeral: Bool
@@ -19,6 +20,7 @@ public struct PeatKeyExchange: WireFormat, NeutralForm {
     public init(decoding bytes: ArraySlice<UInt8>) throws(WireError) {
         var r = ByteReader(bytes)
         try PeatWire.marker(&r, PeatWire.keyExchangeMarker, "key exchange")
+        try PeatWire.reserved(try r.readU8(), "key exchange")
         sender = try PeatWire.nonZeroNode(try r.readU32LE(), "key exchange sender")
         ephemeral = try PeatWire.flags(try r.readU8(), defined: 0x01, "key exchange flags") == 0x01
         publicKey = Array(try r.readBytes(32))
@@ -43,6 +45,7 @@ public struct PeatKeyExchange: WireFormat, NeutralForm {
     public func encoded() -> [UInt8] {
         var w = ByteWriter(capacity: Self.size)
         w.writeU8(PeatWire.keyExchangeMarker)
+        w.writeU8(0)
         w.writeU32LE(sender)
         w.writeU8(ephemeral ? 1 : 0)
         w.write(publicKey)
