@@ -43,7 +43,7 @@ public struct AppProfile: Sendable, Hashable {
                                         .reencodeRelays, .fanOutSubset, .ingressGate, .dedupTrim], dedupCapacity: 750),
                     AppProfile(dialect: dialect, key: "Android", app: "bitchat Android",
                                faults: [.ignoreFragmentClaim, .lastPieceWins, .relayLastHop, .noTTLCap, .noJitter, .acceptStale,
-                                        .fragmentKeyByID])]
+                                        .fragmentKeyByID, .refuseNewAssembly, .dropSetOnConflict])]
         case .simple:
             return one("the mesh chat story (seed 000)", [.relayToSender, .noJitter])
         case .camp:

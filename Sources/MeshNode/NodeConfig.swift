@@ -122,6 +122,10 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case fanOutSubset = "fanout-subset"
     case ingressGate = "ingress-gate"
     case dedupTrim = "dedup-trim"
+    /// bitchat Android: at most 64 assemblies, a new one beyond refused (not the oldest evicted).
+    case refuseNewAssembly = "refuse-new-assembly"
+    /// bitchat Android: a fragment whose total or type disagrees with its set drops the set.
+    case dropSetOnConflict = "drop-set-on-conflict"
     /// bitchat Android: drops at TTL 0 only, so a TTL-1 packet goes on with TTL 0.
     case relayLastHop = "relay-last-hop"
     // simple only: seed 000's relay controller (SIMPLE-R5 to R8).
@@ -195,7 +199,8 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
             [.blemesh, .bitchat]
         case .noTTLCap, .unpadFirst, .fragmentKeyByID, .trustFragmentType, .noFragmentDedup,
              .randomPadding, .lastPieceWins, .rescueLateFragments, .acceptStale, .shortDeliveryDedup, .ignoreFragmentClaim,
-             .jitterByDegree, .ttlClampByDegree, .reencodeRelays, .fanOutSubset, .ingressGate, .dedupTrim, .relayLastHop:
+             .jitterByDegree, .ttlClampByDegree, .reencodeRelays, .fanOutSubset, .ingressGate, .dedupTrim, .relayLastHop,
+             .refuseNewAssembly, .dropSetOnConflict:
             [.bitchat]
         case .noCancel, .flatProbability, .noRelayFields, .noDenseCap:
             [.simple]
@@ -291,6 +296,8 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .fanOutSubset: "sends a broadcast (not a fragment, announce or requestSync) to a subset of min(n, b + 1) of its n other links, b the bit length of n - 1, chosen by the message id, as bitchat iOS does (a policy inside BITCHAT-R6.4; BLEFanoutSelector.swift:71-89@9b84b361)"
         case .ingressGate: "drops every packet, fragments included, whose de-duplication key came in during the last 3 s, before anything else, as bitchat iOS does (BLEService.swift:5874@9b84b361)"
         case .relayLastHop: "relays a TTL-1 packet with TTL 0, dropping only TTL 0, as bitchat Android does (BITCHAT-R5; PacketRelayManager.kt:59-62@09b481f1)"
+        case .refuseNewAssembly: "holds at most 64 assemblies and refuses a new one beyond, instead of evicting the oldest of 128, as bitchat Android does (BITCHAT-R8.3; FragmentManager.kt:206-212@09b481f1)"
+        case .dropSetOnConflict: "drops the whole assembly when a fragment's total or originalType differs from its set's, instead of ignoring that fragment, as bitchat Android does (BITCHAT-R8.5; FragmentManager.kt:198-203@09b481f1)"
         case .dedupTrim: "past 1000 de-duplication entries removes the oldest down to 750, as bitchat iOS does (a policy inside BITCHAT-R3; MessageDeduplicator.swift:74-89@9b84b361)"
         case .noCancel: "never cancels a scheduled relay when the message is heard again (SIMPLE-R8)"
         case .flatProbability: "relays with probability 1 whatever its degree (SIMPLE-R6)"

@@ -37,6 +37,8 @@ import Testing
         Expectation(dialect: .bitchat, faults: [.relayTTLOne], fails: ["RLY/BV-04": nil, "RLY/BV-05": nil]),
         Expectation(dialect: .bitchat, faults: [.noTTLCap], fails: ["RLY/BV-17": nil]),
         Expectation(dialect: .bitchat, faults: [.fragmentKeyByID], fails: ["FRG/BV-07": nil]),
+        Expectation(dialect: .bitchat, faults: [.refuseNewAssembly], fails: ["FRG/BV-09": nil]),
+        Expectation(dialect: .bitchat, faults: [.dropSetOnConflict], fails: ["FRG/BI-08": nil]),
     ]
 
     @Test(arguments: expectations)

@@ -188,7 +188,9 @@ def bitchat_packet():
     t.append(V("v1 broadcast, empty payload (payloadLength 0): the 22-byte minimum frame", frame(payload=b""),
                neutral(payload=b""), flags=["LengthField"]))
     for size in (240, 241, 496, 497):
-        payload = bytes([0x61]) * (size - 22)
+        # Every byte value distinct as far as 256 allows: a payload the apps' senders never
+        # compress (BITCHAT-W6's sender rule), so these are frames an app does send.
+        payload = bytes((7 * i + 3) % 256 for i in range(size - 22))
         raw = frame(payload=payload)
         assert len(raw) == size
         p = bucket_pad(size)
@@ -219,9 +221,9 @@ def bitchat_packet():
                flags=["FlagAlone", "Route"]))
     t.append(V("flag 0x10 alone (isRSR)", frame(flags=FLAG_RSR, payload=b"hi"), neutral(flags=FLAG_RSR, payload=b"hi"),
                flags=["FlagAlone"]))
-    t.append(V("flag 0x08 in v1: ignored, no route is read (the app: route is v2 only)",
+    t.append(V("flag 0x08 in v1: ignored, no route is read (the app: route is v2 only); the apps' packet types keep no such bit, so a relay by bitchat iOS re-encodes it away (section 7 row 10)",
                frame(flags=FLAG_ROUTE, payload=b"hi"), neutral(flags=FLAG_ROUTE, payload=b"hi"), flags=["ReservedFlags"]))
-    t.append(V("reserved bits 0xe0 set: ignored", frame(flags=0xE0, payload=b"hi"), neutral(flags=0xE0, payload=b"hi"),
+    t.append(V("reserved bits 0xe0 set: ignored; the apps' packet types keep no such bits, so a relay by bitchat iOS re-encodes them away (section 7 row 10)", frame(flags=0xE0, payload=b"hi"), neutral(flags=0xE0, payload=b"hi"),
                flags=["ReservedFlags"]))
     t.append(V("v2, every flag: recipient, signature, raw DEFLATE (u32 original size), route, isRSR",
                frame(version=2, recipient=BOB, route=hops[:1], payload=text, comp=comp, sig=SIG,
@@ -247,7 +249,7 @@ def bitchat_packet():
                flags=["LengthField", "Limits"]))
     t.append(I("v2 payloadLength 0xffffffff: above the 1 179 760-byte cap, refused before reading",
                frame(version=2, payload=b"hi", length=0xFFFFFFFF), "tooLarge", flags=["LengthField", "Limits"]))
-    t.append(I("v2 payloadLength one above the cap", frame(version=2, payload=b"hi", length=MAX_ORIGINAL + 1), "tooLarge",
+    t.append(I("v2 payloadLength one above the cap, 2 bytes present: refused before reading, so only the code (tooLarge, not truncated) shows the cap; the compressed case below needs no code", frame(version=2, payload=b"hi", length=MAX_ORIGINAL + 1), "tooLarge",
                flags=["LengthField", "Limits"]))
     t.append(I("flag 0x01 but the frame ends inside the recipient", frame(recipient=BOB, payload=b"")[:26], "truncated",
                flags=["Truncated", "FlagAlone"]))
@@ -277,9 +279,10 @@ def bitchat_packet():
                frame(version=2, payload=text, comp=b"\x03\x00", orig=100002), "ratioTooHigh", flags=["Compressed", "RatioCap"]))
     t.append(I("ratio exactly 50 000:1 passes the guard, but the stream does not inflate to 100 000 bytes",
                frame(version=2, payload=text, comp=b"\x03\x00", orig=100000), "badCompression", flags=["Compressed", "RatioCap", "LyingSize"]))
-    big = deflate_raw(bytes(range(256)))   # long enough that the ratio guard alone would pass
+    # A stream that does inflate to one byte above the cap, under the ratio guard: the cap is its only defect.
+    big = deflate_raw(bytes(MAX_ORIGINAL + 1))
     assert MAX_ORIGINAL + 1 <= 50000 * len(big)
-    t.append(I("v2 original size one above the 1 179 760-byte cap", frame(version=2, payload=text, comp=big, orig=MAX_ORIGINAL + 1),
+    t.append(I("v2 original size one above the 1 179 760-byte cap, and the stream inflates to exactly that", frame(version=2, payload=text, comp=big, orig=MAX_ORIGINAL + 1),
                "tooLarge", flags=["Compressed", "Limits"]))
     t.append(A("route count 0 with the route flag (the app reads it as no route; the spec says 1...255)",
                frame(version=2, route=[], payload=b"hi"), error="valueOutOfRange", flags=["Route", "LengthField"],

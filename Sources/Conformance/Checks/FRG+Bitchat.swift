@@ -6,7 +6,7 @@ import MeshWire
 /// inner packet's own type, and forgotten 30 s after the first fragment. Reassembly is judged
 /// by the app delivery of the completed message (the DUT never relays the whole frame).
 extension FRG {
-    static let bitchatChecks = [bv05, bv06, bv07, bi06, bi07]
+    static let bitchatChecks = [bv05, bv06, bv07, bv09, bi06, bi07, bi08]
 
     /// A broadcast from `origin` whose frame needs `pieces` fragments (the last one partly
     /// filled: 200 bytes of payload past the others' slices). Its text names the origin, so two
@@ -101,6 +101,59 @@ extension FRG {
         // 3. Both messages reach the app, each once and whole.
         try expectDeliveredOnce(t, first, in: seen, after: "interleaving with another sender's fragments (S1's)")
         try expectDeliveredOnce(t, second, in: seen, after: "interleaving with another sender's fragments (S2's)")
+    }
+
+    /// A short broadcast from `origin` as two fragment packets (a fresh fragment id each time).
+    static func twoPieces(_ t: CheckContext, _ probe: BitchatProbe, from origin: Party, _ n: Int) throws -> (ProbeMessage, [BitchatPacket]) {
+        let message = try t.message(MessageSpec(from: origin, to: nil, ttl: nil, payload: Array("meshconform bitchat assembly \(n) from \(origin)".utf8)))
+        let frame = probe.packet(of: message).encoded()
+        return (message, probe.fragments(of: message, chunk: (frame.count + 1) / 2))
+    }
+
+    static let bv09 = Check("FRG/BV-09", "holds 128 incomplete assemblies and still starts a new one, evicting the oldest: the next set completes",
+                            dialects: [.bitchat], needs: [.upperTester, .links(2)], rules: ["BITCHAT-R8.3"]) { t in
+        let probe = try t.probe(BitchatProbe.self)
+        guard let held = t.parameters.reassemblyCapacity else { throw TesterError("bitchat has a reassembly capacity") }
+        // 1. Two testers link to the DUT.
+        try t.connect(2)
+        // 2. T1 sends the first of two fragments of 128 (bitchat.reassembly.max) short broadcasts from S1, each under
+        //    its own fragment id: 128 assemblies open, none complete.
+        for n in 0..<held { try write(t, [try twoPieces(t, probe, from: .stranger(1), n).1[0]], from: 1) }
+        let opened = try t.observe(for: t.parameters.quietPeriod)
+        // 3. T1 sends both fragments of one more broadcast, from S2.
+        let (last, pieces) = try twoPieces(t, probe, from: .stranger(2), held)
+        try write(t, pieces, from: 1)
+        let seen = try t.observe(for: t.parameters.quietPeriod)
+        // 4. The app got it once: the new assembly was started (the oldest giving way), not refused.
+        let n = try t.deliveries(of: last, in: opened + seen).count
+        try t.expect(n == 1, n == 0 ? "a new assembly beyond \(held) incomplete ones was refused: BITCHAT-R8.3 evicts the oldest (bitchat Android refuses a new set beyond 64: FragmentManager.kt:206-212@09b481f1)" : "the fragmented message after \(held) open sets was delivered \(n) times",
+                     expected: "one delivery of the message whose set began after \(held) incomplete ones", seen: t.summary(seen))
+    }
+
+    static let bi08 = Check("FRG/BI-08", "ignores a fragment whose total or originalType disagrees with its set, and the set still completes",
+                            dialects: [.bitchat], needs: [.upperTester, .links(2)], rules: ["BITCHAT-R8.5"]) { t in
+        let probe = try t.probe(BitchatProbe.self)
+        // 1. Two testers link to the DUT.
+        try t.connect(2)
+        // 2. T1 sends fragments #0 and #1 of a three-piece broadcast from S1; then #2's data
+        //    under a header claiming 4 fragments, and under one claiming type announce (the
+        //    data as the set's own, so a node that takes the header anyway still pieces the
+        //    message right); then the genuine #2.
+        let sent = try largeBitchat(t)
+        let fragments = probe.fragments(of: sent)
+        let frame = probe.packet(of: sent)
+        let last = try BitchatFragment(decoding: fragments[2].payload[...])
+        func variant(total: Int, type: UInt8) -> BitchatPacket {
+            probe.fragmentPacket(of: frame, BitchatFragment(fragmentID: last.fragmentID, index: last.index, total: total, originalType: type, data: last.data))
+        }
+        try write(t, [fragments[0], fragments[1], variant(total: 4, type: last.originalType),
+                      variant(total: last.total, type: BitchatMessageType.announce.rawValue), fragments[2]], from: 1)
+        let seen = try t.observe(for: t.parameters.quietPeriod)
+        // 3. The app got the message once: the disagreeing fragments were set aside and the set
+        //    they named was kept (bitchat Android drops the set: FragmentManager.kt:198-203@09b481f1).
+        let n = try t.deliveries(of: sent, in: seen).count
+        try t.expect(n == 1, n == 0 ? "the set was lost after fragments that disagreed with its total and type: BITCHAT-R8.5 ignores such a fragment and keeps the set (bitchat Android drops the set: FragmentManager.kt:198-203@09b481f1)" : "the fragmented message was delivered \(n) times",
+                     expected: "one delivery of the \(sent.payload.count)-byte message", seen: t.summary(seen))
     }
 
     static let bi06 = Check("FRG/BI-06", "dispatches a reassembled frame on its own type and drops one whose type differs from its fragments' claim: neither an announce claimed as a message nor a message claimed as an announce is delivered",

@@ -19,6 +19,9 @@ public struct DialectParameters: Sendable {
     public var maxUnit: Int
     /// A reassembly not complete this long after its first chunk is discarded (blemesh).
     public var reassemblyLifetime: Duration?
+    /// Incomplete reassemblies a node holds at once before a new one evicts the oldest
+    /// (bitchat, BITCHAT-R8.3).
+    public var reassemblyCapacity: Int? = nil
     /// A packet whose timestamp is further than this from the node's clock is dropped unseen
     /// (bitchat, BITCHAT-R4): a copy older than this says nothing about the cache.
     public var freshness: Duration? = nil
@@ -59,11 +62,11 @@ public struct DialectParameters: Sendable {
         case .bitchat:
             // bitchat.md section 6: bitchat.jitter (0-220 ms, the apps' envelope), bitchat.ttl.default,
             // bitchat.dedup.* (750: what iOS keeps after a trim), bitchat.unit.max,
-            // bitchat.reassembly.lifetime, bitchat.clock.skew, bitchat.ingress.gate. bitchat has no acks.
+            // bitchat.reassembly.lifetime, bitchat.reassembly.max, bitchat.clock.skew, bitchat.ingress.gate. bitchat has no acks.
             DialectParameters(relayWindow: .zero ... .milliseconds(220), responseWindow: .milliseconds(220),
                               defaultTTL: 7, dedupRetention: .seconds(300), dedupCapacity: 750,
-                              beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: .seconds(30), freshness: .seconds(120),
-                              ingressGate: .seconds(3))
+                              beaconPeriod: nil, maxUnit: 512, reassemblyLifetime: .seconds(30), reassemblyCapacity: 128,
+                              freshness: .seconds(120), ingressGate: .seconds(3))
         case .simple:
             // simple.md section 6: simple.jitter, simple.ttl.default, simple.dedup.*, simple.message.max,
             // simple.relays.max.

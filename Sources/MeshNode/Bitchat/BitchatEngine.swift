@@ -51,9 +51,12 @@ struct BitchatEngine: DialectEngine {
         seen = DedupCache(seenBy: config.faults, capacity: Self.dedupCapacity, retention: Self.retention)
         links = EngineLinks(faults: config.faults)
         reassembly = FragmentReassembly(lifetime: config.faults.contains(.noReassemblyExpiry) ? .seconds(1 << 40) : FragmentReassembly.lifetime,
+                                        capacity: config.faults.contains(.refuseNewAssembly) ? 64 : FragmentReassembly.capacity,
                                         keyByIDOnly: config.faults.contains(.fragmentKeyByID),
                                         lastPieceWins: config.faults.contains(.lastPieceWins),
-                                        rescueLate: config.faults.contains(.rescueLateFragments))
+                                        rescueLate: config.faults.contains(.rescueLateFragments),
+                                        refuseWhenFull: config.faults.contains(.refuseNewAssembly),
+                                        dropOnConflict: config.faults.contains(.dropSetOnConflict))
         epochMs = UInt64((config.dialectSettings["epoch"].flatMap(Double.init) ?? 1_746_230_400) * 1000)
         var keys = SeededRandom(seed: seed ^ 0xB17C_4A7A_77E0_0001)
         let nickname = Array((config.dialectSettings["name"] ?? "meshconform").utf8.prefix(255))

@@ -41,15 +41,21 @@ struct FragmentReassembly {
     let lastPieceWins: Bool
     /// Mutant rescue-late-fragments: an assembly at least 75 % complete outlives the lifetime.
     let rescueLate: Bool
+    /// Mutant refuse-new-assembly: when full, a new assembly is refused, not the oldest evicted.
+    let refuseWhenFull: Bool
+    /// Mutant drop-set-on-conflict: a disagreeing fragment removes its assembly.
+    let dropOnConflict: Bool
     private var assemblies: [Key: Assembly] = [:]
 
     init(lifetime: Duration = Self.lifetime, capacity: Int = Self.capacity, keyByIDOnly: Bool = false,
-         lastPieceWins: Bool = false, rescueLate: Bool = false) {
+         lastPieceWins: Bool = false, rescueLate: Bool = false, refuseWhenFull: Bool = false, dropOnConflict: Bool = false) {
         self.lifetime = lifetime
         self.capacity = capacity
         self.keyByIDOnly = keyByIDOnly
         self.lastPieceWins = lastPieceWins
         self.rescueLate = rescueLate
+        self.refuseWhenFull = refuseWhenFull
+        self.dropOnConflict = dropOnConflict
     }
 
     var count: Int { assemblies.count }
@@ -57,13 +63,15 @@ struct FragmentReassembly {
     mutating func add(_ fragment: BitchatFragment, from sender: [UInt8], at now: Instant) -> Outcome {
         expire(at: now)
         let key = Key(sender: keyByIDOnly ? [] : sender, fragmentID: fragment.fragmentID)
-        var assembly = assemblies[key] ?? {
-            if assemblies.count >= capacity, let oldest = assemblies.min(by: { $0.value.started < $1.value.started })?.key {
-                assemblies[oldest] = nil
-            }
-            return Assembly(total: fragment.total, originalType: fragment.originalType, started: now)
-        }()
-        guard fragment.total == assembly.total, fragment.originalType == assembly.originalType else { return .conflicting }
+        if assemblies[key] == nil, assemblies.count >= capacity {
+            guard !refuseWhenFull else { return .conflicting }
+            if let oldest = assemblies.min(by: { $0.value.started < $1.value.started })?.key { assemblies[oldest] = nil }
+        }
+        var assembly = assemblies[key] ?? Assembly(total: fragment.total, originalType: fragment.originalType, started: now)
+        guard fragment.total == assembly.total, fragment.originalType == assembly.originalType else {
+            if dropOnConflict { assemblies[key] = nil }
+            return .conflicting
+        }
         let held = assembly.pieces[fragment.index]
         if let held, !lastPieceWins || held == fragment.data { return .duplicate }
         let bytes = assembly.bytes - (held?.count ?? 0) + fragment.data.count
