@@ -98,8 +98,9 @@ expect 1 'FAIL   RLY/BV-17'   -- "$bin" run --dialect bitchat --mutant no-ttl-ca
 expect 1 'FAIL   DDP/BV-14'   -- "$bin" --dialect camp --dut-exec "'$bin' stdio-dut --mutant evict-arbitrary" --checks 'DDP/BV-14'
 expect 0 'PASS   DDP/BV-14'   -- "$bin" --dialect camp --dut-exec "'$bin' stdio-dut" --checks 'DDP/BV-14'
 # slack widens only the late side: a relay at once FAILs the jitter check whatever timingSlackMs
-slack=$(mktemp); echo '{"dialect": "bitchat", "timingSlackMs": 500}' > "$slack"
-expect 1 'earlier than the page' -- "$bin" --dialect bitchat --dut-exec "'$bin' stdio-dut --mutant no-jitter" --capabilities "$slack" --checks 'RLY/BV-02'
+# (blemesh: its window starts above 0; bitchat's 0-220 ms takes a relay at once, Android's policy)
+slack=$(mktemp); echo '{"dialect": "blemesh", "timingSlackMs": 500}' > "$slack"
+expect 1 'earlier than the page' -- "$bin" --dialect blemesh --dut-exec "'$bin' stdio-dut --mutant no-jitter" --capabilities "$slack" --checks 'RLY/BV-02'
 # fuzz --dialect: over-the-air fuzzing (exit 0 nothing found, 1 found, 2 bad use or a DUT that cannot be fuzzed)
 ota=$(mktemp -d)
 expect 1 'silent after [truncated]' -- "$bin" fuzz --dialect relay --mutant crash-on-truncated --runs 2000 --stop-on-finding --findings "$ota"
