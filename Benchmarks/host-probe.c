@@ -4,8 +4,8 @@
 // (memory latency, what the round waits on).
 //   cc -O2 -o host-probe Benchmarks/host-probe.c && ./host-probe
 //
-// And what this VM's memory costs the simulator's kind of work (docs/simulator-log.md, sixteenth
-// session), over a buffer of SIZE_MB in 2 MB pages (HUGE 1) or 4 KB pages (0):
+// And what this VM's memory costs the simulator's kind of work (docs/performance.md, "Where the
+// time goes now"), over a buffer of SIZE_MB in 2 MB pages (HUGE 1) or 4 KB pages (0):
 //   ./host-probe latency SIZE_MB HUGE
 //       random loads, each address depending on the load before (latency) and not (how many
 //       the core keeps in flight)

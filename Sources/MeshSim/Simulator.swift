@@ -80,7 +80,7 @@ struct SimulationRun<N: SimNode> {
     /// A node whose ids are fresh (`SimNode.timerIDsAreFresh`, `freshTimers`) has none here: its
     /// timer's event is its record (`SimEvent.ownTimer`). In a 10,000-node beacon round the
     /// table held hundreds of thousands of waiting relays in 23 MB, a random access when each
-    /// was set and when it fired (docs/simulator-log.md, sixteenth session).
+    /// was set and when it fired (docs/performance.md, "What made it fast").
     private var timers = TimerTable<TimerRecord>()
     /// Per node, whether it keeps `SimNode.timerIDsAreFresh`'s promise (asked when it is made),
     /// and the last timer id it set, which each new one must exceed.

@@ -27,8 +27,8 @@ let config = SimConfig(topology: mesh, workload: workload, seed: seed, settle: .
 let simulator = Simulator(config: config, dialect: .relay, policy: .dialect)
 var metrics = simulator.run()
 if let path = option("--malloc-info") {
-    // glibc's heap at the end of the round, the nodes still alive (docs/simulator-log.md, "Eighth
-    // session"): its size, and the free chunks by size, as `malloc_info` writes them (XML).
+    // glibc's heap at the end of the round, the nodes still alive: its size, and the free
+    // chunks by size, as `malloc_info` writes them (XML).
     // Through `dlsym`: <malloc.h> is not part of the Glibc module.
     typealias MallocInfo = @convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32
     guard let symbol = dlsym(nil, "malloc_info"), let file = fopen(path, "w") else {
