@@ -10,6 +10,10 @@ public struct VectorFile: Sendable {
     public var tests: [Vector]
     public var path: String
 
+    /// The bytes a decoder takes (valid and acceptable vectors: what one app accepts is input a
+    /// device may act on): the seeds of a fuzz campaign.
+    public var seeds: [[UInt8]] { tests.filter { $0.result != .invalid }.map(\.bytes) }
+
     public init(contentsOf path: String) throws(VectorFileError) {
         guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path) }
         self.path = path

@@ -83,10 +83,9 @@ extension FuzzCommand {
         }
     }
 
-    /// The golden vectors of the dialect's unit format a decoder takes (valid and acceptable:
-    /// what one app accepts is input a device may act on), when the vectors folder has them.
+    /// The seeds a format's golden vectors give (`VectorFile.seeds`), when the vectors folder has them.
     private func vectorSeeds(_ format: FormatID?) -> [[UInt8]] {
         guard let format, let file = try? VectorFile(contentsOf: "\(vectors)/\(format).json") else { return [] }
-        return file.tests.filter { $0.result != .invalid }.map(\.bytes)
+        return file.seeds
     }
 }

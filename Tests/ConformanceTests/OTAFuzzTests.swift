@@ -228,12 +228,12 @@ struct OTAFuzzPlantedBugTests {
         var config = OTAFuzzTests.configuration(findings, inputs: 20_000)
         if vectors {
             // As `meshconform fuzz` seeds a campaign: the dialect's golden vectors a decoder takes.
-            func valid(_ format: FormatID) -> [[UInt8]] {
+            func seeds(_ format: FormatID) -> [[UInt8]] {
                 let path = DUTPrograms.root.appendingPathComponent("Vectors/\(format).json").path
-                return ((try? VectorFile(contentsOf: path))?.tests ?? []).filter { $0.result != .invalid }.map(\.bytes)
+                return (try? VectorFile(contentsOf: path))?.seeds ?? []
             }
-            config.extraSeeds = OTAFuzzCampaign.unitFormat(of: dialect).map(valid) ?? []
-            for codec in FormatCatalog.all where codec.dialect == dialect.rawValue { config.vectors[codec.id] = valid(codec.id) }
+            config.extraSeeds = OTAFuzzCampaign.unitFormat(of: dialect).map(seeds) ?? []
+            for codec in FormatCatalog.all where codec.dialect == dialect.rawValue { config.vectors[codec.id] = seeds(codec.id) }
         }
         config.stopOnFinding = true
         config.byteBudget = byteBudget

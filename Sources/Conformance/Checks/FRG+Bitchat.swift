@@ -116,8 +116,9 @@ extension FRG {
         guard let held = t.parameters.reassemblyCapacity else { throw TesterError("bitchat has a reassembly capacity") }
         // 1. Two testers link to the DUT.
         try t.connect(2)
-        // 2. T1 sends the first of two fragments of 128 (bitchat.reassembly.max) short broadcasts from S1, each under
-        //    its own fragment id: 128 assemblies open, none complete.
+        // 2. T1 sends the first of two fragments of 128 (bitchat.reassembly.max) short
+        //    broadcasts from S1, each under its own fragment id: 128 assemblies open, none
+        //    complete.
         for n in 0..<held { try write(t, [try twoPieces(t, probe, from: .stranger(1), n).1[0]], from: 1) }
         let opened = try t.observe(for: t.parameters.quietPeriod)
         // 3. T1 sends both fragments of one more broadcast, from S2.

@@ -51,7 +51,7 @@ struct BitchatEngine: DialectEngine {
         seen = DedupCache(seenBy: config.faults, capacity: Self.dedupCapacity, retention: Self.retention)
         links = EngineLinks(faults: config.faults)
         reassembly = FragmentReassembly(lifetime: config.faults.contains(.noReassemblyExpiry) ? .seconds(1 << 40) : FragmentReassembly.lifetime,
-                                        capacity: config.faults.contains(.refuseNewAssembly) ? 64 : FragmentReassembly.capacity,
+                                        capacity: config.faults.contains(.refuseNewAssembly) ? FragmentReassembly.androidCapacity : FragmentReassembly.capacity,
                                         keyByIDOnly: config.faults.contains(.fragmentKeyByID),
                                         lastPieceWins: config.faults.contains(.lastPieceWins),
                                         rescueLate: config.faults.contains(.rescueLateFragments),

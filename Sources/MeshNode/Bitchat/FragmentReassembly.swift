@@ -30,6 +30,8 @@ struct FragmentReassembly {
 
     static let lifetime: Duration = .seconds(30)
     static let capacity = 128
+    /// bitchat Android's cap (`MAX_ACTIVE_FRAGMENT_SETS`), with mutant refuse-new-assembly.
+    static let androidCapacity = 64
     /// The app's cap on a framed payload, plus room for a v2 header, ids and a full pad.
     static let maxBytes = BitchatCompression.maxOriginalSize + 512
 
