@@ -25,7 +25,7 @@ done
 # 6-link checks run too; docs: examples/bumble-dut/README.md).
 declare -A EXPECTED=(
   [bitchat:no-dedup]="DDP/BV-01 DDP/BV-02 DDP/BV-06 DDP/BV-12 DDP/BV-14"
-  [bitchat:relay-to-sender]="RLY/BV-01 RLY/BV-03 FRG/BV-05"
+  [bitchat:relay-to-sender]="RLY/BV-01 RLY/BV-03 RLY/BV-24 FRG/BV-05"
   [blemesh:no-dedup]="DDP/BV-01 DDP/BV-02 DDP/BV-06 DDP/BV-11"
   [blemesh:relay-to-sender]="RLY/BV-01 RLY/BV-03 RLY/BV-11 RLY/BV-13 RLY/BV-21"
   [blemesh:no-reack]="ACK/BV-02 FRG/BV-03"
