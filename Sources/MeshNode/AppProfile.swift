@@ -33,10 +33,10 @@ public struct AppProfile: Sendable, Hashable {
         switch dialect {
         case .relay:
             return one("SwiftMeshRelay", [.beaconType46, .noBeaconRelay, .noDedup, .relayToSender, .relayOwn, .noAck, .dropForeignAcks, .ignoreOwnAcks,
-                                          .retryTTLDecrement, .noRetryExpiry, .noLinkLimit, .deliverAsDest])
+                                          .retryTTLDecrement, .noRetryExpiry, .noLinkLimit])
         case .blemesh:
             return one("BLEMesh", [.rawControl, .ackNoDestination, .readAsUser, .ignoreHopPath, .noReack, .chunksIgnoreMTU, .reassembleByMessageID,
-                                   .trustChunkTotal, .overwriteChunks, .flushRequestIDs, .refuseSigned, .noJitter, .holdUnrouted, .lateFailure])
+                                   .trustChunkTotal, .overwriteChunks, .flushRequestIDs, .refuseSigned, .noJitter, .holdUnrouted, .retryForever, .deliverOwnOrigin])
         case .bitchat:
             return [AppProfile(dialect: dialect, key: "iOS", app: "bitchat iOS",
                                faults: [.noFragmentDedup, .ignoreFragmentClaim, .lastPieceWins, .jitterByDegree, .ttlClampByDegree,
@@ -47,7 +47,7 @@ public struct AppProfile: Sendable, Hashable {
         case .simple:
             return one("the mesh chat story (seed 000)", [.relayToSender, .noJitter])
         case .camp:
-            return one("Robot Heart", [.evictArbitrary, .relayToSender, .retryEmptyContent, .anyMessageID])
+            return one("Robot Heart", [.evictArbitrary, .relayToSender, .noRetry, .anyMessageID, .noDelivery, .relayForMe])
         case .peat:
             return one("peat-btle", [.laxSections, .laxCounters, .laxEnvelopeLength, .markerVersion])
         }

@@ -99,6 +99,8 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case directedAsBroadcast = "directed-as-broadcast"
     case holdUnrouted = "hold-unrouted"
     case lateFailure = "late-failure"
+    case retryForever = "retry-forever"
+    case deliverOwnOrigin = "deliver-own-origin"
     case refuseSigned = "refuse-signed"
     case flushRequestIDs = "flush-request-ids"
     case readAsUser = "read-as-user"
@@ -140,6 +142,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
     case retryEmptyContent = "retry-empty-content"
     case fixedRetryInterval = "fixed-retry-interval"
     case anyMessageID = "any-message-id"
+    case noDelivery = "no-delivery"
     // peat only: hop budget (PEAT-R3), document period and merge (R2, R5), emergency acks (R6).
     case ownHopBudget = "own-hop-budget"
     case noDocumentPeriod = "no-document-period"
@@ -187,7 +190,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
             [.relay]
         case .ignoreHopPath, .reassembleByMessageID, .inOrderChunksOnly, .overwriteChunks, .trustChunkTotal,
              .badChunkFlags, .rawControl, .noRREP, .noRREQForward, .noAnnounce, .noRERR,
-             .ackNoDestination, .noHopPathAppend, .fanOutSqrt, .directedAsBroadcast, .holdUnrouted, .lateFailure, .refuseSigned,
+             .ackNoDestination, .noHopPathAppend, .fanOutSqrt, .directedAsBroadcast, .holdUnrouted, .lateFailure, .retryForever, .deliverOwnOrigin, .refuseSigned,
              .flushRequestIDs, .readAsUser, .chunksIgnoreMTU:
             [.blemesh]
         // relay: relaying at once lies inside RELAY-R6's 0-100 ms window (the app does it), so
@@ -204,7 +207,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
             [.bitchat]
         case .noCancel, .flatProbability, .noRelayFields, .noDenseCap:
             [.simple]
-        case .rewriteRelay, .confirmConfirmations, .noRetry, .retryEmptyContent, .fixedRetryInterval, .anyMessageID,
+        case .rewriteRelay, .confirmConfirmations, .noRetry, .retryEmptyContent, .fixedRetryInterval, .anyMessageID, .noDelivery,
              .laxEnvelopeLength, .laxCounters, .laxSections, .markerVersion, .ownHopBudget, .noDocumentPeriod, .noMergeResend, .emergencyOverwrite, .olderEmergencyReplaces, .noEmergencyAck, .chatty:
             []
         // Shared deviations, carried by every engine that has the rule they break: bitchat
@@ -256,7 +259,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .retryTTLDecrement: "lowers its unacked frame's ttl by one each time it resends it (relay app bug 9)"
         case .noRetryExpiry: "resends its unacked frames to new neighbours forever, past 300 s (relay app bug 9)"
         case .noLinkLimit: "accepts links beyond seven (relay app bug 10)"
-        case .deliverAsDest: "tells the app the message came from its destination, itself, not its origin (relay app bug 11)"
+        case .deliverAsDest: "tells the app the message came from its destination, itself, not its origin (SwiftMeshRelay before its pin, relay.md row 11)"
         case .crashOnRefused: "stops answering after any input it refuses or drops as nonsense"
         case .reassembleByMessageID: "reassembles chunks by messageID alone, mixing copies from two links (blemesh app bug 7)"
         case .inOrderChunksOnly: "drops a chunk that is not the next index expected"
@@ -273,7 +276,10 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .noHopPathAppend: "relays with the hop path unchanged"
         case .fanOutSqrt: "fans a broadcast out to ceil(sqrt(N)) candidates, without the + 1"
         case .directedAsBroadcast: "relays a directed envelope like a broadcast, ignoring neighbours and routes"
-        case .lateFailure: "gives up an unacked message only at the next backoff step (40-45 s) after the third retry, not 10 s after it (blemesh app bug 14)"
+        case .lateFailure: "gives up an unacked message only at the next backoff step (40-45 s) after the third retry, not 10 s after it (DeliveryService read alone, blemesh.md row 14)"
+        case .deliverOwnOrigin: "delivers an envelope bearing its own origin id that it never sent, relaying none, as it drops only what its cache holds (blemesh app bug 20)"
+        case .noDelivery: "delivers nothing to its app, while it still confirms and relays (camp app row 10: nothing sets the app's message handler)"
+        case .retryForever: "resends an unacked message every 5-10 s until it is acked, never failing it, as each of the app's retries tracks the message anew (blemesh app bug 14)"
         case .refuseSigned: "drops every envelope that carries a signature, as one whose signature fails to verify (blemesh app bug 10, 471fcaea)"
         case .flushRequestIDs: "empties its memory of RREQ ids at once when it passes 1000 entries, so older requests are taken as new again (blemesh app bug 8)"
         case .readAsUser: "reads every message addressed to it at once and sends the READ receipt in a user envelope (isControlMessage false), as the app's sendControlMessage builds it (blemesh app bug 3)"
@@ -306,7 +312,7 @@ public enum Fault: String, CaseIterable, Hashable, Sendable {
         case .rewriteRelay: "relays its own re-encoding of a message instead of the bytes it received (CAMP-R4)"
         case .confirmConfirmations: "answers a delivery confirmation with a confirmation of its own (CAMP-R5)"
         case .noRetry: "never resends an unconfirmed directed message (CAMP-R6)"
-        case .retryEmptyContent: "resends with empty content, as the app's retry path does (CAMP-R6)"
+        case .retryEmptyContent: "resends with empty content, as the app's retry path does (CAMP-R6; Robot Heart before its pin, camp.md row 9)"
         case .fixedRetryInterval: "resends every 30 s instead of backing off by 1.5 (CAMP-R6)"
         case .anyMessageID: "takes any string as a message id, not only a UUID, and relays such a message (CAMP-W1, camp app row 6)"
         case .ownHopBudget: "judges an envelope's hop budget by its own default of 7 instead of the envelope's max_hops (PEAT-R3)"

@@ -144,8 +144,10 @@ def relay_packet():
                          "commented out), so receivers fail to decode it as a FrameHeader (no dest, no seq).",
         "AckLength": "An ack header must be exactly 8 bytes (the app's handleAck checks only this).",
         "BodyNotAllowed": "An ack or beacon packet with bytes after its header; the app's receive path does "
-                          "not check (body = the rest), a conforming decoder refuses them (trailingBytes).",
-        "AppBug": "The app accepts it (relay.md section 7, row 8: its receive path takes the rest as the body); "
+                          "not check (body = the rest, MeshService.swift:380-381@38e7a7e2) but knows no beacon "
+                          "type; a conforming decoder refuses them (trailingBytes).",
+        "AppBug": "The app accepts it (relay.md section 7, row 8: its receive path takes the rest as the body, "
+              "MeshService.swift:380-381@38e7a7e2); "
                   "a conforming decoder must refuse it.",
         "NonCanonical": "Valid but not what a canonical encoder writes: keys not sorted, lowercase UUID, "
                         "`8.0` for 8, whitespace, unknown key; decoders must accept it.",
@@ -201,8 +203,10 @@ def relay_packet():
                flags=["AckLength"]))
     t.append(I("ack with a 4-byte body after its 8-byte header", packet(ACK, struct.pack(">Q", SEQ_REAL),
                b"\xde\xad\xbe\xef"), "trailingBytes", flags=["BodyNotAllowed", "AppBug"]))
+    # The app refuses every 'B' packet (PacketType.swift:31-35@38e7a7e2 has no 0x42), so this one
+    # is no app bug.
     t.append(I("beacon ('B') with a body after its JSON header", packet(B, fjson(beacon()), b"\x00"),
-               "trailingBytes", flags=["BodyNotAllowed", "AppBug"]))
+               "trailingBytes", flags=["BodyNotAllowed"]))
     t.append(I("frame header not JSON", packet(F, b"\x01\x02\x03\x04", BODY), "badJSON"))
     t.append(I("frame header is a JSON array", packet(F, fjson([S, RECEIVER_ID, 8, SEQ_REAL]), BODY),
                "wrongType"))

@@ -15,13 +15,16 @@ extension ACK {
         for tester in [1, 2] {
             try t.send(sent, from: tester)
             let seen = try t.observe(for: t.parameters.answerPeriod)
-            // 3. Each copy brings a confirmation on its own link ...
-            let mine = seen.compactMap { o -> CampMessage? in
-                guard case .ack(_, _, .camp(let m))? = o.packet, o.link == LinkID(tester) else { return nil }
-                return m
+            // 3. Each copy brings a confirmation on its own link (repeats of one confirmation, by
+            //    its id, count once: Robot Heart sends each message of its own twice on a link,
+            //    BLEMeshManager.swift:189-200@89c928be, and receivers drop the repeat) ...
+            var mine: [CampMessage] = []
+            for o in seen {
+                guard case .ack(_, _, .camp(let m))? = o.packet, o.link == LinkID(tester), !mine.contains(where: { $0.id == m.id }) else { continue }
+                mine.append(m)
             }
             try t.expect(mine.count == 1, "copy \(tester) was not confirmed once on its link",
-                         expected: "one deliveryConfirmation on L\(tester)", seen: t.summary(seen))
+                         expected: "one deliveryConfirmation on L\(tester) (repeats of it allowed)", seen: t.summary(seen))
             confirmations += mine
         }
         // 4. ... from the DUT to S1, naming the message, under an id of its own, new each time.

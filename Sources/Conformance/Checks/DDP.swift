@@ -77,7 +77,7 @@ enum DDP {
     }
 
     static let bv05 = Check("DDP/BV-05", "a message addressed to it is delivered to the app once, however often it arrives",
-                            dialects: [.relay, .blemesh, .bitchat, .camp], needs: [.upperTester, .links(2)], rules: ["RELAY-R4.2", "BLEMESH-R5", "BLEMESH-R11", "BITCHAT-R3", "BITCHAT-R9"]) { t in
+                            dialects: [.relay, .blemesh, .bitchat, .camp], needs: [.upperTester, .links(2)], rules: ["RELAY-R4.2", "BLEMESH-R5", "BLEMESH-R11", "BITCHAT-R3", "BITCHAT-R9", "CAMP-R5"]) { t in
         try expectDeliveredOnce(t, to: .dut)
     }
 

@@ -115,7 +115,7 @@ enum RLY {
     }
 
     static let bv07 = Check("RLY/BV-07", "does not relay a message addressed to itself",
-                            dialects: [.relay, .blemesh, .bitchat, .camp], needs: [.relay, .links(2)], rules: ["RELAY-R4.3", "BLEMESH-R6.5", "BITCHAT-R6.3"]) { t in
+                            dialects: [.relay, .blemesh, .bitchat, .camp], needs: [.relay, .links(2)], rules: ["RELAY-R4.3", "BLEMESH-R6.5", "BITCHAT-R6.3", "CAMP-R4"]) { t in
         // 1. Two testers link to the DUT.
         try t.connect(2)
         //    Baseline: a fresh message from T1 is relayed and recognised before any stimulus,

@@ -235,16 +235,20 @@ struct BLEMeshEngine: DialectEngine {
         case .retry(let messageID):
             guard var message = pending[messageID] else { return [] }
             // BLEMESH-R13: after the third retry and 10 s more, or 300 s after the first send, fail.
-            guard message.retries < 3, now - message.firstSent < Self.retention else {
+            // Mutant retry-forever (app bug 14): each retry is tracked as a new message, so the
+            // count and the age start again and the first step's delay repeats.
+            let forever = config.faults.contains(.retryForever)
+            if forever { message.retries = 0 }
+            guard forever || (message.retries < 3 && now - message.firstSent < Self.retention) else {
                 pending[messageID] = nil
                 return []
             }
-            message.retries += 1
+            if !forever { message.retries += 1 }
             let timer = timers.make()
             message.timer = timer
             pending[messageID] = message
             purposes[timer] = .retry(messageID)
-            // Mutant late-failure (app bug 14): the ack timeout is unused; failure waits for the next backoff step.
+            // Mutant late-failure (DeliveryService read alone, blemesh.md row 14): the ack timeout is unused; failure waits for the next backoff step.
             let next = message.retries < 3 || config.faults.contains(.lateFailure) ? retryDelay(message.retries) : Self.ackTimeout
             // The same envelope: same id and sequenceNumber.
             let destination = message.envelope.destinationID ?? nodeID
@@ -317,7 +321,11 @@ struct BLEMeshEngine: DialectEngine {
         }
         seen.insert(key, at: now)
         // BLEMESH-R6.1: own envelope echoed (mutant relay-own: handled like any other).
-        guard envelope.originID != nodeID || config.faults.contains(.relayOwn) else { return [] }
+        if envelope.originID == nodeID, !config.faults.contains(.relayOwn) {
+            // Mutant deliver-own-origin (app bug 20): only the relay is suppressed.
+            let mine = !envelope.isControlMessage && (envelope.destinationID == nil || envelope.destinationID == nodeID)
+            return config.faults.contains(.deliverOwnOrigin) && mine ? [.deliver(appMessage(envelope))] : []
+        }
         // BLEMESH-R6.7: encrypted envelopes are neither delivered, relayed nor acked.
         guard !envelope.isEncrypted else { return [] }
         if envelope.isControlMessage {

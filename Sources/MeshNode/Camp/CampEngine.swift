@@ -168,7 +168,8 @@ struct CampEngine: DialectEngine {
 
     /// What reaches the app: broadcasts and messages for us, never confirmations.
     private func deliverable(_ message: CampMessage) -> AppMessage? {
-        guard message.kind != .deliveryConfirmation, message.isBroadcast || message.recipientID == userID else { return nil }
+        // Mutant no-delivery (app row 10): the app's handler is never set.
+        guard !config.faults.contains(.noDelivery), message.kind != .deliveryConfirmation, message.isBroadcast || message.recipientID == userID else { return nil }
         return AppMessage(origin: NodeAddress(campUserID: message.senderID),
                           destination: message.isBroadcast ? nil : NodeAddress(campUserID: message.recipientID),
                           payload: Array(message.content.utf8), messageID: message.id)

@@ -6,6 +6,6 @@ extension Fault {
         .noDedup, .relayToSender, .noAck, .ackBroadcast, .ackWrongID, .doubleDeliver, .crashOnTruncated, .lateRelay,
         .dedupByOrigin, .relayOwn, .relayForMe, .smallDedupCache, .shortRetention, .evictArbitrary, .noReack, .dropForeignAcks,
         .ignoreOwnAcks, .canonicalOnly, .crashOnRefused,
-        .rewriteRelay, .confirmConfirmations, .noRetry, .retryEmptyContent, .fixedRetryInterval, .anyMessageID,
+        .rewriteRelay, .confirmConfirmations, .noRetry, .retryEmptyContent, .fixedRetryInterval, .anyMessageID, .noDelivery,
     ]
 }

@@ -463,7 +463,7 @@ struct RelayEngine: DialectEngine {
               let plaintext = try? sealed.open(key: key)
         else { return nil }
         // RELAY-R4.1: the sender named is `origin`.
-        // Mutant deliver-as-dest (app bug 11): the app names `dest`, itself, as the sender.
+        // Mutant deliver-as-dest (relay.md row 11): SwiftMeshRelay before its pin named `dest`, itself, as the sender.
         let sender = faults.contains(.deliverAsDest) ? header.dest : header.origin
         return AppMessage(origin: NodeAddress(sender), destination: NodeAddress(header.dest), payload: plaintext, messageID: String(header.seq))
     }
